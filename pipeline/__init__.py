@@ -1,0 +1,1 @@
+"""Turn Magic: The Gathering Comprehensive Rules texts into versioned, structured data."""

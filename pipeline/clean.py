@@ -1,0 +1,137 @@
+"""Cleaning: small pure steps over strings, and the line ledger that accounts for every character."""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+
+from pipeline.patterns import (CITATION, FOLD, ITALIC_UNDERSCORES, LOST_CHAR, LOST_DASH, SPACES,
+                               TRADEMARK)
+from pipeline.records import Discard, Paragraph
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+# --- str -> str steps -------------------------------------------------------------------------
+
+def normalize_newlines(text: str) -> str:
+    """CRLF, bare CR and mixed endings -> LF."""
+    return LINE_BREAK.sub("\n", text)
+
+
+def collapse_spaces(text: str) -> str:
+    return SPACES.sub(" ", text).strip()
+
+
+def strip_citations(text: str) -> str:
+    """Remove citation tags ([CompRules 2007/10/01], [CR 204.1a], {{CR|204.1a}) from readable text."""
+    return collapse_spaces(CITATION.sub(" ", text))
+
+
+def fold_typography(text: str) -> str:
+    """Curly/straight quotes, dashes, (TM)/™, underscores used as italics, characters lost as '?'."""
+    text = unicodedata.normalize("NFC", text).translate(FOLD)
+    text = TRADEMARK.sub("", text)
+    text = ITALIC_UNDERSCORES.sub(r"\1", text)
+    text = LOST_CHAR.sub("'", text)
+    return LOST_DASH.sub("-", text)
+
+
+def make_pipeline(*steps: Callable[[str], str]) -> Callable[[str], str]:
+    def run(text: str) -> str:
+        for step in steps:
+            text = step(text)
+        return text
+    return run
+
+
+# The comparison form: what two texts must share to be "the same words".
+compare_form = make_pipeline(strip_citations, fold_typography, collapse_spaces)
+
+
+# --- the ledger: lines in, kept pieces and explained discards out ------------------------------
+
+class Ledger:
+    """Splits a source into numbered lines and records, per character, what was kept or why not.
+
+    Line terminators are charged as "line breaks"; adapters call keep() or drop() on every line.
+    """
+
+    def __init__(self, text: str):
+        self.total = len(text)
+        self.kept = 0
+        self.discards: list[Discard] = []
+        self.lines: list[str] = []
+        pos = 0
+        for m in LINE_BREAK.finditer(text):
+            self.lines.append(text[pos:m.start()])
+            self.drop(len(self.lines), m.group(), "line breaks")
+            pos = m.end()
+        if pos < len(text):
+            self.lines.append(text[pos:])
+
+    def numbered(self, start: int = 0, stop: int | None = None) -> Iterable[tuple[int, str]]:
+        """(1-based line number, line) pairs for lines[start:stop]."""
+        stop = len(self.lines) if stop is None else stop
+        return ((i + 1, self.lines[i]) for i in range(start, stop))
+
+    def keep(self, text: str) -> str:
+        self.kept += len(text)
+        return text
+
+    def drop(self, line: int, text: str, reason: str) -> None:
+        if text:
+            self.discards.append(Discard(line, reason, text))
+
+    def drop_lines(self, start: int, stop: int, reason: str) -> None:
+        """Drop lines[start:stop] whole; blank ones count as layout, not as `reason`."""
+        for no, line in self.numbered(start, stop):
+            self.drop(no, line, "blank lines" if not line.strip() else reason)
+
+    def keep_stripped(self, no: int, line: str) -> str:
+        """Keep a line without its surrounding whitespace, which is charged as indentation."""
+        body = line.strip()
+        if not body:
+            self.drop(no, line, "blank lines")
+            return ""
+        lead = len(line) - len(line.lstrip())
+        self.drop(no, line[:lead], "indentation and trailing spaces")
+        self.drop(no, line[lead + len(body):], "indentation and trailing spaces")
+        return self.keep(body)
+
+    def drop_markup(self, source_chars: int, reason: str = "HTML markup (tags, attributes, entities)") -> None:
+        """For HTML: the ledger ran over the rendered text; the rest of the file was markup."""
+        self.discards.append(Discard(0, reason, "", source_chars - self.total))
+        self.total = source_chars
+
+    def check(self, source: object) -> None:
+        dropped = sum(d.size for d in self.discards)
+        if self.kept + dropped != self.total:
+            raise AssertionError(f"{source}: kept {self.kept} + discarded {dropped} != {self.total} characters")
+
+
+def unwrap(lines: Iterable[tuple[int, str, bool]], role: str = "rules") -> list[Paragraph]:
+    """Join (line number, kept text, starts_paragraph) triples into paragraphs, one space per join."""
+    paragraphs: list[Paragraph] = []
+    buf: list[str] = []
+    first = last = 0
+    for no, text, starts in lines:
+        if buf and starts:
+            paragraphs.append(Paragraph(_join(buf), first, last, role))
+            buf = []
+        if not buf:
+            first = no
+        buf.append(text)
+        last = no
+    if buf:
+        paragraphs.append(Paragraph(_join(buf), first, last, role))
+    return paragraphs
+
+
+def _join(parts: list[str]) -> str:
+    """Join wrapped lines; a line broken after a hyphen ("characteristic-") joins without a space."""
+    out = parts[0]
+    for part in parts[1:]:
+        glue = "" if out.endswith("-") and out[-2:-1].isalpha() else " "
+        out += glue + part
+    return out

@@ -1,0 +1,73 @@
+"""Patterns are data: every regular expression and phrase list the stages share, each with an example."""
+import re
+
+# A rule number as printed: 212 | 212.1 | 212.1b | 212.8.Ruling.1 | 212.2h-k (a range of subrules).
+RULE_NUMBER = re.compile(r"^\d{3}(?:\.\d+[a-z]?(?:-[a-z])?)?(?:\.Ruling\.\d+)?$")
+
+# A paragraph that starts with a number: "212.1b. When", "100.1. These", "606. 8b Players" (stray
+# space), "212.3 - Creatures" (rulings page), "1. The Game" (a part heading).
+NUMBERED_START = re.compile(
+    r"^(?P<num>\d{3}(?:\.\s?\d+[a-z]?)?(?:\.Ruling\.\d+)?|\d{3}\.\s?\d+[a-z]?)(?P<sep>\.?\s+-\s+|\.?\s+|\.$)"
+)
+PART_START = re.compile(r"^(?P<num>[1-9])\.\s+(?P<title>[A-Z].*)$")  # "1. The Game"
+
+# "These rules are effective as of June 17, 2011." / "These rules are current as of October 1, 2003."
+EFFECTIVE_DATE = re.compile(
+    r"\b(?:effective|current)\s+as\s+of\s+(?P<date>[A-Z][a-z]+\.?\s+\d{1,2},\s+\d{4})"
+)
+# A date in a file name: 2011-06-17, 20110617, 2011_06_17.
+FILE_DATE = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)[-_.]?(?P<m>[01]\d)[-_.]?(?P<d>[0-3]\d)(?!\d)")
+
+# Words known to carry non-ASCII letters in the rules: a candidate decoding that yields them is right.
+KNOWN_WORDS = ("Dandân", "Lim-Dûl", "Jötun", "Ghazbán", "Junún", "Ifh-Bíff", "Æther", "Márton", "Séance")
+TYPOGRAPHY = set("“”‘’–—…™®©•")  # characters a rules text plausibly holds beside ASCII
+ACCENTED = set("âäàáåãéèêëíìîïóòôöõúùûüñçýÿæœ")  # plausible only inside a word
+
+# Typography folding for the comparison form; the original text is never overwritten.
+FOLD = str.maketrans({
+    "“": '"', "”": '"', "„": '"', "‟": '"', "″": '"',
+    "‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "`": "'",
+    "–": "-", "—": "-", "―": "-", "‒": "-", "−": "-", "‐": "-", "‑": "-",
+    "\u00a0": " ", "\u2009": " ", "\u202f": " ",
+    "…": "...",
+})
+TRADEMARK = re.compile(r"\s?(?:\(TM\)|™|\(R\)|®)")  # "DCI(TM)" ~ "DCI™" ~ "DCI"
+ITALIC_UNDERSCORES = re.compile(r"(?<![\w])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w])")  # "_Eighth Edition_"
+LOST_CHAR = re.compile(r"(?<=\w)\?(?=\w)")  # "who?ve": a curly quote lost in the published file
+LOST_DASH = re.compile(r"(?<=\s)\?(?=\s)")  # "Artifact ? Equipment": a lost dash
+SPACES = re.compile(r"[ \t]+")
+
+# Citation tags. [CompRules 2007/10/01] [CR 204.1a] [D'Angelo 2007/10/20] [Future Sight FAQ 2007/05/01]
+# and the broken wiki template {{CR|204.1a} (one closing brace short).
+CITATION = re.compile(
+    r"\[(?P<src>[A-Z][\w' .&-]*?)\s+(?P<val>\d{4}/\d{2}/\d{2}|\d{3}(?:\.\d+[a-z]?)?)\]"
+    r"|\{\{CR\|(?P<tval>\d{3}(?:\.\d+[a-z]?)?)\}\}?"
+)
+
+# Rulings-search page residue: "|", "| |  |", page header/footer.
+TABLE_RESIDUE = re.compile(r"^[\s|]*$")
+RULINGS_BANNER = re.compile(r"^\s*\|?\s*This search based on the (?P<date>[A-Z][a-z]+ \d{1,2}, \d{4}) release of the Rulings\.\s*$")
+
+# MediaWiki chrome as rendered to text (MediaWiki's own interface messages, not this page's words).
+WIKI_CHROME = (
+    "Jump to: navigation, search", "Personal tools", "Toolbox", "Navigation", "Views", "Actions",
+    "Search", "What links here", "Related changes", "Special pages", "Printable version",
+    "Permanent link", "Page information", "Log in", "Create account", "Main page", "Recent changes",
+    "Random page", "Help", "Namespaces", "Variants", "More", "Tools", "Contents", "[edit]", "edit",
+)
+WIKI_FROM = re.compile(r"^From [A-Z][\w ]*$")  # "From Rules": the site tagline under the title
+IMAGE_NAME = re.compile(r"^[\w .()'-]+\.(?:png|jpe?g|gif|svg|webp)$", re.I)  # "Banner.png"
+WIKI_NOTICE = re.compile(r"current as of Comprehensive Rules (?P<month>[A-Z][a-z]+) (?P<year>\d{4})")
+EDITOR_SUMMARY = re.compile(r"^\s*\d+\.\s+.+\s-{2,3}\s+updated by\s+.+$")  # "1. Artifacts --- updated by X"
+EXAMPLE_START = re.compile(r"^Examples?[.:]")  # "Example: An ability ..." / wiki "Example. An ..."
+SHORT_TITLE = re.compile(r"^[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|of|the|and|a|an|in|to))*$")  # "Opal Acrolith"
+
+# Markdown export
+MD_HEADING = re.compile(r"^(?P<marks>#{1,6})\s+(?P<text>.*?)\s*#*\s*$")
+MD_RULE = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")  # ---
+MD_EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")  # *Chapter: ...*  **bold**
+MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!])")
+
+# References inside rule text: "rule 409", "rules 212.2h-k", "rule 212.2h through rule 212.2k", "section 3".
+REFERENCE_WORDS = {"rule", "rules", "section", "sections", "see", "and", "or", "through", "to", "in"}
+SUBRULE_LETTERS = "abcdefghijkmnpqrstuvwxyz"  # subrules skip "l" and "o"

@@ -1,0 +1,110 @@
+"""The records that flow between stages. Frozen: a stage makes new records, never edits old ones."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Source kinds a manifest may declare ("official" needs no entry: it is recognised by content).
+SOURCE_KINDS = ("official rules", "rulings page", "commentary", "copy")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceDoc:
+    """One decoded source file and what is known about it before cleaning."""
+
+    source_id: str  # file name without extension
+    path: Path
+    format: str  # official | rulings-text | rulings-html | copy | wiki-text | wiki-html | markdown
+    kind: str  # one of SOURCE_KINDS
+    text: str  # decoded, original line endings kept
+    encoding: str
+    sha256: str
+    n_bytes: int
+    edition: str | None = None  # ISO date the text reflects (start of a range)
+    edition_end: str | None = None  # end of a date range, when only a range is known
+    language: str = "en"
+    url: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Paragraph:
+    """A run of kept source text, unwrapped; `role` says where it sits in the source."""
+
+    text: str
+    first_line: int  # 1-based line numbers in the source file
+    last_line: int
+    role: str = "rules"  # rules | glossary-term | glossary | commentary | heading | caption
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Characters of a source that are not kept, and why."""
+
+    line: int  # 0 when the discard is not on one line (HTML markup)
+    reason: str
+    text: str
+    n_chars: int | None = None  # for discards counted rather than quoted (HTML markup)
+
+    @property
+    def size(self) -> int:
+        return len(self.text) if self.n_chars is None else self.n_chars
+
+
+@dataclass(frozen=True, slots=True)
+class CleanDoc:
+    """A source after cleaning: the kept paragraphs and the ledger of everything else."""
+
+    source: SourceDoc
+    paragraphs: tuple[Paragraph, ...]
+    discards: tuple[Discard, ...]
+    chars_total: int
+    chars_kept: int
+    edition: str | None
+    warnings: tuple[str, ...] = ()
+    wrapped: bool = False
+    complete: bool = False  # a whole edition (official) rather than a fragment
+
+    @property
+    def content(self) -> str:
+        """The kept text: paragraphs joined by newlines. Records tile exactly this string."""
+        return "\n".join(p.text for p in self.paragraphs)
+
+    def discarded_by_reason(self) -> dict[str, int]:
+        totals: dict[str, int] = {}
+        for d in self.discards:
+            totals[d.reason] = totals.get(d.reason, 0) + d.size
+        return dict(sorted(totals.items()))
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A tag naming where a text comes from: [CompRules 2007/10/01], [CR 204.1a], [D'Angelo 2007/10/20]."""
+
+    source: str  # CompRules | CR | D'Angelo | Future Sight FAQ ...
+    value: str  # a date (ISO) or a rule number
+    text: str  # the tag as printed
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule (or heading, glossary entry, ruling, commentary note) of one edition."""
+
+    edition: str
+    source: str  # source id(s), ";"-joined
+    rule_id: str
+    kind: str  # part | chapter | section | rule | subrule | ruling | glossary | commentary | fragment
+    parent: str
+    title: str
+    text: str  # readable, unwrapped, original typography, citation tags removed
+    compare: str  # comparison form of `text`
+    examples: tuple[str, ...] = ()
+    sentences: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()  # rule ids it points to, ranges expanded
+    citations: tuple[Citation, ...] = ()
+    flags: tuple[str, ...] = ()  # partial | truncated | duplicate | conflict | placeholder | orphan
+    line_start: int = 0
+    line_end: int = 0
+    occurrence: int = 1  # 2 for the second printing of a duplicated number
+    variants: tuple[str, ...] = ()  # other sources' differing text, when flagged conflict
+    pieces: tuple[tuple[int, int], ...] = field(default=(), compare=False)  # offsets into CleanDoc.content

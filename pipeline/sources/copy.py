@@ -1,0 +1,74 @@
+"""Rules text copied from a web page whose interface is in another language.
+
+Interface lines are found by language identification (lingua), not by a list of strings, so a
+copy from a German, Polish or Japanese site is handled the same way as the Russian one.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from lingua import IsoCode639_1, Language, LanguageDetectorBuilder
+
+from pipeline.clean import Ledger, unwrap
+from pipeline.records import CleanDoc, SourceDoc
+
+# Languages of the sites people copy rules from. A short, fixed set keeps detection fast and sure.
+CANDIDATES = ("EN", "RU", "UK", "DE", "FR", "ES", "IT", "PT", "PL", "NL", "CS", "JA", "ZH", "KO")
+MIN_CONFIDENCE = 0.5  # the other language must be this likely ...
+MAX_OWN_CONFIDENCE = 0.05  # ... and the document's own language this unlikely ("212.5. Instants" is not French)
+
+
+@lru_cache(maxsize=1)
+def detector():
+    languages = [Language.from_iso_code_639_1(getattr(IsoCode639_1, code)) for code in CANDIDATES]
+    return LanguageDetectorBuilder.from_languages(*languages).build()
+
+
+def language_of(text: str, want: str = "en") -> str | None:
+    """ISO 639-1 code of the line's language; `want` when in doubt; None when it has no letters."""
+    if not any(ch.isalpha() for ch in text):
+        return None
+    values = detector().compute_language_confidence_values(text)
+    best = values[0]
+    own = next((v.value for v in values if v.language.iso_code_639_1.name.lower() == want), 0.0)
+    if best.value < MIN_CONFIDENCE or own > MAX_OWN_CONFIDENCE:
+        return want
+    return best.language.iso_code_639_1.name.lower()
+
+
+def clean(doc: SourceDoc) -> CleanDoc:
+    ledger = Ledger(doc.text)
+    want = doc.language
+    verdicts = []  # (line, text, language or None)
+    for no, line in ledger.numbered():
+        verdicts.append((no, line, language_of(line, want) if line.strip() else ""))
+    kept = []
+    dropped_langs: set[str] = set()
+    previous_blank = True
+    for i, (no, line, lang) in enumerate(verdicts):
+        if lang == "":
+            ledger.drop(no, line, "blank lines")
+            previous_blank = True
+        elif lang is not None and lang != want:
+            ledger.drop(no, line, f"foreign-language interface ({lang})")
+            dropped_langs.add(lang)
+        elif lang is None and _beside_interface(verdicts, i, want):
+            ledger.drop(no, line, "interface residue (no words)")
+        else:
+            kept.append((no, ledger.keep_stripped(no, line), True))
+            previous_blank = False
+    ledger.check(doc.path)
+    warnings = [f"dropped interface text in: {', '.join(sorted(dropped_langs))}"] if dropped_langs else []
+    return CleanDoc(doc, tuple(unwrap(kept)), tuple(ledger.discards), ledger.total, ledger.kept,
+                    doc.edition, tuple(warnings))
+
+
+def _beside_interface(verdicts, i: int, want: str) -> bool:
+    """A line without words ("0", "×") belongs to the interface when its nearest worded neighbour does."""
+    for step in (-1, 1):
+        j = i + step
+        while 0 <= j < len(verdicts) and verdicts[j][2] in ("", None):
+            j += step
+        if 0 <= j < len(verdicts) and verdicts[j][2] != want:
+            return True
+    return False

@@ -1,0 +1,119 @@
+"""Official Comprehensive Rules text files: front matter, contents, rules, glossary, credits."""
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from pipeline.clean import Ledger, normalize_newlines, unwrap
+from pipeline.errors import NotRulesError
+from pipeline.patterns import EFFECTIVE_DATE, EXAMPLE_START, NUMBERED_START
+from pipeline.records import CleanDoc, Paragraph, SourceDoc
+
+FIRST_RULE = re.compile(r"^\s*100\.\s?1[a-z]?\.?\s")  # the first numbered rule of every edition
+FIRST_RULE_ANYWHERE = re.compile(r"(?m)^\s*100\.\s?1[a-z]?\.?\s")
+HEADING = re.compile(r"^\s*(?:[1-9]|\d{3})\.\s+\S")  # "1. The Game", "100. General"
+SENTENCE_END = re.compile(r"[.:;!?)\]\"”]$")
+WRAPPED_MAX = 160  # hard-wrapped editions never have longer lines; unwrapped ones have far longer
+
+
+def looks_official(text: str) -> bool:
+    """Recognised by content: the title near the top and a rule 100.1 at the start of a line."""
+    return "Comprehensive Rules" in text[:4000] and FIRST_RULE_ANYWHERE.search(normalize_newlines(text)) is not None
+
+
+def effective_date(text: str) -> str | None:
+    """The ISO date stated in "These rules are effective as of June 17, 2011." (or "current as of")."""
+    m = EFFECTIVE_DATE.search(text[:20000])
+    if not m:
+        return None
+    raw = re.sub(r"\s+", " ", m.group("date").replace(".", ""))
+    for fmt in ("%B %d, %Y", "%b %d, %Y"):
+        try:
+            return datetime.strptime(raw, fmt).date().isoformat()
+        except ValueError:
+            continue
+    return None
+
+
+def clean(doc: SourceDoc) -> CleanDoc:
+    ledger = Ledger(doc.text)
+    lines = ledger.lines
+    body = next((i for i, line in enumerate(lines) if FIRST_RULE.match(line)), None)
+    if body is None or "Comprehensive Rules" not in doc.text[:4000]:
+        raise NotRulesError("not a Comprehensive Rules edition (no title, or no rule 100.1)", path=doc.path)
+    while body > 0 and (not lines[body - 1].strip() or HEADING.match(lines[body - 1])):
+        body -= 1
+    while not lines[body].strip():
+        body += 1
+    glossary = _find_line(lines, "Glossary", body)
+    credits = _find_line(lines, "Credits", glossary if glossary is not None else body)
+    contents = _find_line(lines, "Contents", 0, body)
+    end_rules = glossary if glossary is not None else (credits if credits is not None else len(lines))
+    warnings = []
+    if glossary is None:
+        warnings.append("no glossary found after the rules")
+    elif credits is None:
+        warnings.append("file ends inside the glossary (no credits): truncated")
+
+    front_end = contents if contents is not None else body
+    ledger.drop_lines(0, front_end, "front matter (title, effective date, introduction)")
+    ledger.drop_lines(front_end, body, "table of contents")
+    wrapped = max((len(line) for line in lines[body:end_rules]), default=0) <= WRAPPED_MAX
+    paragraphs = unwrap(_rule_lines(ledger, body, end_rules, wrapped))
+    if glossary is not None:
+        ledger.drop(glossary + 1, lines[glossary], "section heading")
+        stop = credits if credits is not None else len(lines)
+        paragraphs += _glossary(ledger, glossary + 1, stop, wrapped)
+    if credits is not None:
+        ledger.drop_lines(credits, len(lines), "credits and legal notices")
+    ledger.check(doc.path)
+    return CleanDoc(doc, tuple(paragraphs), tuple(ledger.discards), ledger.total, ledger.kept,
+                    doc.edition, tuple(warnings), wrapped, complete=credits is not None)
+
+
+def _find_line(lines: list[str], text: str, start: int, stop: int | None = None) -> int | None:
+    stop = len(lines) if stop is None else stop
+    return next((i for i in range(start, stop) if lines[i].strip() == text), None)
+
+
+def _rule_lines(ledger: Ledger, start: int, stop: int, wrapped: bool):
+    """(line, kept text, starts a paragraph) for the numbered rules; blank lines are layout."""
+    previous = ""
+    for no, line in ledger.numbered(start, stop):
+        text = ledger.keep_stripped(no, line)
+        if not text:
+            previous = ""
+            continue
+        yield no, text, _starts_paragraph(line, text, previous, wrapped)
+        previous = text
+
+
+def _starts_paragraph(line: str, text: str, previous: str, wrapped: bool) -> bool:
+    if not wrapped or not previous or line[:1].isspace() or EXAMPLE_START.match(text):
+        return True
+    # A wrapped line can begin with a cross-reference ("See rule\n419.8 ..."): only a number
+    # after a finished sentence starts a new rule.
+    return bool(NUMBERED_START.match(text)) and bool(SENTENCE_END.search(previous))
+
+
+def _glossary(ledger: Ledger, start: int, stop: int, wrapped: bool):
+    """Blank-line separated entries: the first line is the term, the rest its definition."""
+    out = []
+    block: list[tuple[int, str, bool]] = []
+    previous = ""
+    for no, line in ledger.numbered(start, stop):
+        text = ledger.keep_stripped(no, line)
+        if not text:
+            out += _entry(block)
+            block, previous = [], ""
+            continue
+        block.append((no, text, _starts_paragraph(line, text, previous, wrapped) if block else True))
+        previous = text
+    return out + _entry(block)
+
+
+def _entry(block):
+    if not block:
+        return []
+    no, term, _ = block[0]
+    return [Paragraph(term, no, no, "glossary-term")] + unwrap(block[1:], role="glossary")

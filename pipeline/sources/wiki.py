@@ -1,0 +1,123 @@
+"""Community wiki pages: judge commentary that quotes and cites rules, inside MediaWiki chrome."""
+from __future__ import annotations
+
+from bs4 import BeautifulSoup
+
+from pipeline.clean import Ledger
+from pipeline.patterns import (EDITOR_SUMMARY, IMAGE_NAME, SHORT_TITLE, WIKI_CHROME, WIKI_FROM,
+                               WIKI_NOTICE)
+from pipeline.records import CleanDoc, Paragraph, SourceDoc
+
+CHROME = "navigation and page chrome"
+# Parts of MediaWiki's content area that are not the article's prose.
+CONTENT_CHROME = {
+    ".mw-editsection": "edit links",
+    "#toc, .toc": "table of contents",
+    ".thumb, .thumbcaption, a.image, figure, .gallery": "card image captions",
+    ".navbox, .printfooter, .catlinks, #catlinks, .mw-jump-link, #jump-to-nav": CHROME,
+    ".notice, .ambox, .metadata": "page notice",
+    "script, style, noscript": "scripts and styles",
+}
+
+
+def clean_text(doc: SourceDoc) -> CleanDoc:
+    ledger = Ledger(doc.text)
+    lines = ledger.lines
+    verdicts = _classify(lines)
+    return _finish(doc, ledger, verdicts)
+
+
+def clean_html(doc: SourceDoc) -> CleanDoc:
+    rendered = render(doc.text)
+    ledger = Ledger("\n".join(text for text, _ in rendered))
+    return _finish(doc, ledger, [verdict for _, verdict in rendered], html_chars=len(doc.text))
+
+
+def render(html: str) -> list[tuple[str, str]]:
+    """(line text, verdict) pairs: verdict is a role ("heading", "commentary") or a discard reason."""
+    soup = BeautifulSoup(html, "html.parser")
+    content = soup.select_one("#mw-content-text") or soup.body or soup
+    out: list[tuple[str, str]] = []
+    for selector, reason in CONTENT_CHROME.items():
+        for node in content.select(selector):
+            text = node.get_text(" ", strip=True)
+            node.decompose()
+            if text:
+                out.append((text, reason))
+    title = soup.select_one("#firstHeading, h1")
+    if title:
+        out.append((title.get_text(" ", strip=True), "page title"))
+    for block in content.find_all(["h2", "h3", "h4", "p", "li", "dd", "pre"]):
+        if block.find_parent(["li", "dd", "p"]):
+            continue
+        text = block.get_text(" ", strip=True)
+        if not text:
+            continue
+        if block.name in ("h2", "h3", "h4"):
+            out.append((text, "heading"))
+        elif block.name == "li" and "updated by" in text:
+            out.append((text, "editors' summary"))
+        else:
+            out.append((text, "commentary"))
+        block.decompose()
+    leftover = content.get_text(" ", strip=True)
+    if leftover:
+        out.append((leftover, "layout text outside paragraphs"))
+    content.decompose()
+    rest = soup.get_text(" ", strip=True)
+    if rest:
+        out.append((rest, CHROME))
+    return out
+
+
+def _classify(lines: list[str]) -> list[str]:
+    """Verdict per line of the rendered-text form: a role or a discard reason."""
+    verdicts: list[str] = []
+    seen_from = any(WIKI_FROM.match(line.strip()) for line in lines)
+    for i, line in enumerate(lines):
+        text = line.strip()
+        blank_before = _blanks_before(lines, i)
+        if not text:
+            verdicts.append("blank lines")
+        elif IMAGE_NAME.match(text):
+            verdicts.append("image file names")
+        elif text in WIKI_CHROME or WIKI_FROM.match(text):
+            verdicts.append(CHROME)
+        elif WIKI_NOTICE.search(text):
+            verdicts.append("page notice")
+        elif EDITOR_SUMMARY.match(line) or (text == "Summary" and _next_is_summary(lines, i)):
+            verdicts.append("editors' summary")
+        elif seen_from and not any(WIKI_FROM.match(x.strip()) for x in lines[:i]) and SHORT_TITLE.match(text):
+            verdicts.append("page title")
+        elif SHORT_TITLE.match(text) and len(text.split()) <= 5:
+            heading = blank_before >= 2 and (i + 1 >= len(lines) or not lines[i + 1].strip())
+            verdicts.append("heading" if heading else "card image captions")
+        else:
+            verdicts.append("commentary")
+    return verdicts
+
+
+def _blanks_before(lines: list[str], i: int) -> int:
+    n = 0
+    while i - n - 1 >= 0 and not lines[i - n - 1].strip():
+        n += 1
+    return n if i - n > 0 else 99  # the top of the page counts as a gap
+
+
+def _next_is_summary(lines: list[str], i: int) -> bool:
+    nxt = next((x for x in lines[i + 1:] if x.strip()), "")
+    return bool(EDITOR_SUMMARY.match(nxt))
+
+
+def _finish(doc: SourceDoc, ledger: Ledger, verdicts: list[str], html_chars: int | None = None) -> CleanDoc:
+    paragraphs = []
+    for (no, line), verdict in zip(ledger.numbered(), verdicts):
+        if verdict in ("heading", "commentary"):
+            text = ledger.keep_stripped(no, line)
+            paragraphs.append(Paragraph(text, no, no, verdict))
+        else:
+            ledger.drop(no, line, verdict)
+    if html_chars is not None:
+        ledger.drop_markup(html_chars)
+    ledger.check(doc.path)
+    return CleanDoc(doc, tuple(paragraphs), tuple(ledger.discards), ledger.total, ledger.kept, doc.edition)
