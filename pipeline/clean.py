@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from collections.abc import Callable, Iterable
 
 from pipeline.patterns import (CITATION, FOLD, ITALIC_UNDERSCORES, LOST_CHAR, LOST_DASH, SPACES,
@@ -20,11 +21,16 @@ def normalize_newlines(text: str) -> str:
 
 
 def collapse_spaces(text: str) -> str:
+    if "  " not in text and "\t" not in text:
+        return text.strip()
     return SPACES.sub(" ", text).strip()
 
 
+@lru_cache(maxsize=1 << 16)
 def strip_citations(text: str) -> str:
     """Remove citation tags ([CompRules 2007/10/01], [CR 204.1a], {{CR|204.1a}) from readable text."""
+    if "[" not in text and "{" not in text:
+        return collapse_spaces(text)
     return collapse_spaces(CITATION.sub(" ", text))
 
 
@@ -45,8 +51,9 @@ def make_pipeline(*steps: Callable[[str], str]) -> Callable[[str], str]:
     return run
 
 
-# The comparison form: what two texts must share to be "the same words".
-compare_form = make_pipeline(strip_citations, fold_typography, collapse_spaces)
+# The comparison form: what two texts must share to be "the same words". Cached: texts recur
+# from edition to edition.
+compare_form = lru_cache(maxsize=1 << 16)(make_pipeline(strip_citations, fold_typography, collapse_spaces))
 
 
 # --- the ledger: lines in, kept pieces and explained discards out ------------------------------

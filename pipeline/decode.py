@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 
 from pipeline.errors import SourceError
 from pipeline.patterns import ACCENTED, KNOWN_WORDS, TYPOGRAPHY
@@ -10,6 +11,7 @@ from pipeline.patterns import ACCENTED, KNOWN_WORDS, TYPOGRAPHY
 SINGLE_BYTE = ("cp1252", "cp437", "mac_roman")  # tried in this order; ties keep the earlier one
 BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_BE, "utf-16-be"), (codecs.BOM_UTF16_LE, "utf-16-le"))
 MOJIBAKE = ("â€", "Ã©", "Ã¢", "Ã¨", "\ufffd")
+NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def decode(data: bytes, path: object = None) -> tuple[str, str]:
@@ -48,9 +50,8 @@ def decode(data: bytes, path: object = None) -> tuple[str, str]:
 def plausibility(text: str) -> int:
     """Score a candidate decoding: known words and typography count for, odd characters against."""
     score = 10 * sum(text.count(w) for w in KNOWN_WORDS)
-    for i, ch in enumerate(text):
-        if ch.isascii():
-            continue
+    for m in NON_ASCII.finditer(text):
+        i, ch = m.start(), m.group()
         if ch in TYPOGRAPHY:
             score += 1
         elif ch in ACCENTED and 0 < i < len(text) - 1 and text[i - 1].isalpha() and text[i + 1].isalpha():

@@ -84,6 +84,7 @@ class Citation:
     source: str  # CompRules | CR | D'Angelo | Future Sight FAQ ...
     value: str  # a date (ISO) or a rule number
     text: str  # the tag as printed
+    part: str = "text"  # "text", or "example 1", "example 2", ... for a tag at the end of an example
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from bs4 import BeautifulSoup
 
 from pipeline.clean import Ledger
-from pipeline.patterns import (EDITOR_SUMMARY, IMAGE_NAME, SHORT_TITLE, WIKI_CHROME, WIKI_FROM,
+from pipeline.patterns import (EDITOR_SUMMARY, EXAMPLE_START, IMAGE_NAME, SHORT_TITLE, WIKI_CHROME, WIKI_FROM,
                                WIKI_NOTICE)
 from pipeline.records import CleanDoc, Paragraph, SourceDoc
 
@@ -111,12 +111,18 @@ def _next_is_summary(lines: list[str], i: int) -> bool:
 
 def _finish(doc: SourceDoc, ledger: Ledger, verdicts: list[str], html_chars: int | None = None) -> CleanDoc:
     paragraphs = []
+    in_example = False  # an example runs on until a caption, heading or notice closes it
     for (no, line), verdict in zip(ledger.numbered(), verdicts):
         if verdict in ("heading", "commentary"):
             text = ledger.keep_stripped(no, line)
-            paragraphs.append(Paragraph(text, no, no, verdict))
+            starts_example = bool(EXAMPLE_START.match(text))
+            role = "example-cont" if verdict == "commentary" and in_example and not starts_example else verdict
+            in_example = starts_example or role == "example-cont"
+            paragraphs.append(Paragraph(text, no, no, role))
         else:
             ledger.drop(no, line, verdict)
+            if verdict not in ("blank lines", "line breaks"):
+                in_example = False
     if html_chars is not None:
         ledger.drop_markup(html_chars)
     ledger.check(doc.path)

@@ -1,0 +1,78 @@
+"""Editions: the records of every source of one edition merged into one record per rule."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from pipeline.clean import compare_form
+from pipeline.records import CleanDoc, Rule
+from pipeline.segment import rule_order
+
+
+@dataclass(frozen=True, slots=True)
+class Edition:
+    edition: str  # ISO date
+    edition_end: str  # end of the date range when the sources only give a range, else ""
+    sources: tuple[str, ...]
+    complete: bool  # at least one source is a whole official edition
+    counts: dict[str, int]  # records by kind
+    conflicts: int
+
+
+def merge(rules: list[Rule], docs: list[CleanDoc]) -> list[Rule]:
+    """One record per (edition, kind, number, occurrence); sources listed; differences flagged."""
+    complete = {d.source.source_id for d in docs if d.complete}
+    groups: dict[tuple, list[Rule]] = {}
+    for r in rules:
+        groups.setdefault((r.edition, r.kind, r.rule_id, r.occurrence), []).append(r)
+    merged = []
+    for group in groups.values():
+        if len(group) == 1:
+            merged.append(group[0])
+            continue
+        group.sort(key=lambda r: (r.source not in complete, "partial" in r.flags, "truncated" in r.flags, r.source))
+        primary = group[0]
+        flags = [f for f in primary.flags]
+        variants = []
+        for other in group[1:]:
+            if not _agrees(other, primary):
+                variants.append(f"{other.source}: {other.text or other.title}"
+                                + "".join(f"\nExample: {e}" for e in other.examples))
+        if variants:
+            flags.append("conflict")
+        for flag in ("duplicate",):
+            if any(flag in r.flags for r in group) and flag not in flags:
+                flags.append(flag)
+        sources = ";".join(sorted({s for r in group for s in r.source.split(";")}))
+        merged.append(replace(primary, source=sources, flags=tuple(flags), variants=tuple(variants)))
+    return sorted(merged, key=rule_order)
+
+
+def _agrees(other: Rule, primary: Rule) -> bool:
+    """Same words (comparison form). A partial or truncated copy only has to agree on what it has."""
+    ours = [compare_form(e) for e in other.examples]
+    theirs = [compare_form(e) for e in primary.examples]
+    if "partial" in other.flags or "truncated" in other.flags:
+        return other.compare in primary.compare and all(e in theirs for e in ours)
+    return other.compare == primary.compare and ours == theirs
+
+
+def editions(rules: list[Rule], docs: list[CleanDoc]) -> list[Edition]:
+    out = []
+    by_edition: dict[str, list[CleanDoc]] = {}
+    for d in docs:
+        by_edition.setdefault(d.edition or "", []).append(d)
+    counts: dict[str, Counter] = {}
+    conflicts: Counter = Counter()
+    for r in rules:
+        counts.setdefault(r.edition, Counter())[r.kind] += 1
+        conflicts[r.edition] += "conflict" in r.flags
+    for edition in sorted(by_edition):
+        group = by_edition[edition]
+        # An official text pins the date; a range only stands when fragments are all there is.
+        ends = [] if any(d.complete for d in group) else sorted({d.source.edition_end for d in group
+                                                                 if d.source.edition_end})
+        out.append(Edition(edition, ends[0] if ends else "", tuple(sorted(d.source.source_id for d in group)),
+                           any(d.complete for d in group), dict(sorted(counts.get(edition, Counter()).items())),
+                           conflicts[edition]))
+    return out

@@ -1,0 +1,190 @@
+"""The spaCy pipeline: a blank English tokenizer taught rule numbers, plus registered components.
+
+    nlp.pipe_names == ["rule_boundaries", "citations", "sentencizer", "rule_references"]
+
+Each paragraph is analysed once and reduced to plain offsets (`Analysis`), cached by its text,
+so the ~95% of paragraphs that recur from edition to edition are never tokenized again.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+import spacy
+from spacy.language import Language
+from spacy.matcher import Matcher
+from spacy.tokens import Doc, Span
+from spacy.util import compile_infix_regex
+
+from pipeline.patterns import CITATION, SUBRULE_LETTERS
+
+# One token per rule number: 212 | 212.1 | 212.1b | 212.2h-k | 212.8.Ruling.1 (never a year: 2003).
+RULE_TOKEN = re.compile(r"^\d{3}(?:\.\d+[a-z]?(?:-[a-z])?)?(?:\.Ruling\.\d+)?$")
+DOTTED = r"^\d{3}\.\d+[a-z]?(?:-[a-z])?$"  # a reference needs no "rule" before it: "(see 408.2d)"
+CHAPTER = r"^\d{3}$"  # ... but a bare "409" does: "rule 409"
+PART = re.compile(r"^[1-9]$")
+TITLE_MAX_WORDS = 9
+ANALYSIS_VERSION = 3  # bump when an Analysis would come out differently: it keys the cache
+
+for name in ("rule_id", "title"):
+    if not Span.has_extension(name):
+        Span.set_extension(name, default="")
+if not Span.has_extension("targets"):
+    Span.set_extension("targets", default=())
+if not Doc.has_extension("example"):
+    Doc.set_extension("example", default=False)
+
+
+class Analysis(NamedTuple):
+    """What segmentation needs from one paragraph, as character offsets into its text."""
+
+    starts: tuple[tuple[int, int, str], ...]  # (start of number, start of text after it, rule id)
+    example: bool  # the paragraph is an "Example:" paragraph
+    sentences: tuple[tuple[int, int], ...]
+    references: tuple[tuple[int, int, tuple[str, ...]], ...]  # (start, end, rule ids pointed to)
+    citations: tuple[tuple[int, int, str, str], ...]  # (start, end, source, value)
+
+
+@lru_cache(maxsize=1)
+def load() -> Language:
+    nlp = spacy.blank("en")
+    nlp.tokenizer.token_match = RULE_TOKEN.match
+    infixes = list(nlp.Defaults.infixes) + [r"\|", r"(?<=[a-z])/(?=\d)"]
+    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    nlp.add_pipe("rule_boundaries")
+    nlp.add_pipe("citations")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("rule_references")
+    return nlp
+
+
+@Language.component("rule_boundaries")
+def rule_boundaries(doc: Doc) -> Doc:
+    """Spans where a numbered entry begins: at the paragraph's start, or mid-line after a gap
+    ("212.3 - Creatures  212.2a - A player ..."): a number followed by a dash, after a space run."""
+    spans = []
+    first = _leading_number(doc)
+    if first:
+        spans.append(first)
+    for i in range(1, len(doc) - 1):
+        if doc[i - 1].is_space and RULE_TOKEN.match(doc[i].text) and doc[i + 1].text in ("-", "–", "—"):
+            span = Span(doc, i, i + 2, label="RULE")
+            span._.rule_id = doc[i].text
+            spans.append(span)
+    doc.spans["boundaries"] = spans
+    doc._.example = len(doc) > 1 and doc[0].lower_ in ("example", "examples") and doc[1].text in (":", ".")
+    return doc
+
+
+def _leading_number(doc: Doc) -> Span | None:
+    """The number a paragraph starts with: "212.1b", "212.1b.", "100.1.", "212.3 -", "606. 8b"
+    (a stray space), "1. The Game" (a part heading, only when what follows is a short title)."""
+    if not len(doc):
+        return None
+    t0 = doc[0].text
+    end, rule_id = 1, t0
+    if RULE_TOKEN.match(t0):
+        if len(doc) > 3 and re.fullmatch(r"\d{3}", t0) and doc[1].text == "." and re.fullmatch(r"\d+[a-z]?", doc[2].text):
+            end, rule_id = 3, f"{t0}.{doc[2].text}"  # "606. 8b" is 606.8b
+        if end < len(doc) and doc[end].text in (".", "-", "–", "—"):
+            end += 1
+    elif PART.match(t0) and len(doc) > 2 and doc[1].text == "." and _title_like(doc[2:].text):
+        end = 2
+    else:
+        return None
+    span = Span(doc, 0, end, label="RULE")
+    span._.rule_id = rule_id
+    return span
+
+
+def _title_like(text: str) -> bool:
+    return 0 < len(text.split()) <= TITLE_MAX_WORDS and not text.rstrip().endswith((".", ":", ";")) \
+        and text[:1].isupper()
+
+
+@Language.factory("rule_references")
+def make_references(nlp: Language, name: str):
+    matcher = Matcher(nlp.vocab)
+    rule_word = {"LOWER": {"IN": ["rule", "rules"]}}
+    matcher.add("RANGE", [[{"TEXT": {"REGEX": DOTTED}}, {"LOWER": {"IN": ["through", "to"]}},
+                           {**rule_word, "OP": "?"}, {"TEXT": {"REGEX": DOTTED}}]])
+    matcher.add("DOTTED", [[{"TEXT": {"REGEX": DOTTED}}]])
+    matcher.add("CHAPTER", [[rule_word, {"TEXT": {"REGEX": CHAPTER}}],
+                            [rule_word, {"TEXT": {"REGEX": DOTTED}}, {"LOWER": {"IN": ["and", "or", ","]}},
+                             {"TEXT": {"REGEX": CHAPTER}}]])
+    matcher.add("SECTION", [[{"LOWER": {"IN": ["section", "sections"]}}, {"TEXT": {"REGEX": r"^[1-9]$"}}]])
+
+    def rule_references(doc: Doc) -> Doc:
+        taken = {i for key in ("boundaries", "citations") for span in doc.spans[key]
+                 for i in range(span.start, span.end)}
+        found = []
+        for match_id, start, end in sorted(matcher(doc), key=lambda m: (m[1], -m[2])):
+            if any(i in taken for i in range(start, end)):
+                continue
+            label = nlp.vocab.strings[match_id]
+            span = Span(doc, start, end, label=label)
+            span._.targets = _targets(label, [t.text for t in span])
+            taken.update(range(start, end))
+            found.append(span)
+        doc.spans["references"] = found
+        return doc
+
+    return rule_references
+
+
+def _targets(label: str, words: list[str]) -> tuple[str, ...]:
+    numbers = [w for w in words if w[:1].isdigit()]
+    if label == "RANGE":
+        return expand_range(numbers[0], numbers[-1])
+    return tuple(t for n in numbers for t in expand_range(*_split_suffix_range(n)))
+
+
+def _split_suffix_range(number: str) -> tuple[str, str]:
+    """"212.2h-k" -> ("212.2h", "212.2k"); "212.2h" -> ("212.2h", "212.2h")."""
+    m = re.fullmatch(r"(\d{3}\.\d+)([a-z])-([a-z])", number)
+    return (m[1] + m[2], m[1] + m[3]) if m else (number, number)
+
+
+def expand_range(first: str, last: str) -> tuple[str, ...]:
+    """Subrules from first to last inclusive, skipping the letters l and o: 702.5a..702.5c."""
+    a = re.fullmatch(r"(\d{3}\.\d+)([a-z])", first)
+    b = re.fullmatch(r"(\d{3}\.\d+)([a-z])", last)
+    if first == last or not (a and b) or a[1] != b[1]:
+        return (first,) if first == last else (first, last)
+    letters = SUBRULE_LETTERS
+    if a[2] not in letters or b[2] not in letters or letters.index(a[2]) > letters.index(b[2]):
+        return (first, last)
+    return tuple(a[1] + ch for ch in letters[letters.index(a[2]):letters.index(b[2]) + 1])
+
+
+@Language.component("citations")
+def citations(doc: Doc) -> Doc:
+    """[CompRules 2007/10/01], [CR 204.1a], [D'Angelo 2007/10/20], and the broken {{CR|204.1a}."""
+    spans = []
+    for m in CITATION.finditer(doc.text):
+        span = doc.char_span(m.start(), m.end(), label="CITATION", alignment_mode="expand")
+        if span is None:
+            continue
+        span._.rule_id = m["tval"] or m["val"]
+        span._.title = "CR" if m["tval"] else m["src"]
+        spans.append(span)
+    doc.spans["citations"] = spans
+    return doc
+
+
+def analyse(doc: Doc) -> Analysis:
+    """Reduce a processed Doc to offsets (picklable, small, cacheable)."""
+    starts = []
+    for span in doc.spans["boundaries"]:
+        text_start = span.end_char
+        while text_start < len(doc.text) and doc.text[text_start] == " ":
+            text_start += 1
+        starts.append((span.start_char, text_start, span._.rule_id))
+    return Analysis(
+        starts=tuple(starts),
+        example=doc._.example,
+        sentences=tuple((s.start_char, s.end_char) for s in doc.sents),
+        references=tuple((s.start_char, s.end_char, s._.targets) for s in doc.spans["references"]),
+        citations=tuple((s.start_char, s.end_char, s._.title, s._.rule_id) for s in doc.spans["citations"]),
+    )

@@ -1,0 +1,272 @@
+"""Segmentation: a CleanDoc's paragraphs, analysed by spaCy, become Rule records."""
+from __future__ import annotations
+
+import pickle
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import spacy
+
+from pipeline.clean import collapse_spaces, compare_form, strip_citations
+from pipeline.nlp import ANALYSIS_VERSION, Analysis, analyse, load
+from pipeline.patterns import SUBRULE_LETTERS
+from pipeline.records import Citation, CleanDoc, Rule
+from pipeline.store import write_atomic
+
+PLACEHOLDER = re.compile(r"^\[This (?:section|rule) has been intentionally left blank", re.I)
+KIND_ORDER = {"part": 0, "chapter": 0, "section": 0, "rule": 0, "subrule": 0, "ruling": 0,
+              "fragment": 0, "glossary": 1, "commentary": 2}
+NO_BOUNDARIES = ("glossary", "glossary-term", "commentary", "example-cont", "heading")
+
+
+class ParagraphCache:
+    """Analyses keyed by paragraph text, persisted between runs (content-addressed by the text)."""
+
+    def __init__(self, path: Path | None = None):
+        self.path = path
+        self.data: dict[str, Analysis] = {}
+        self.key = (ANALYSIS_VERSION, spacy.__version__)
+        self.hits = self.misses = 0
+        if path and path.exists():
+            try:
+                key, data = pickle.loads(path.read_bytes())
+                if key == self.key:
+                    self.data = data
+            except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError):
+                self.data = {}  # a damaged cache is rebuilt, never trusted
+
+    def analyse(self, texts: Iterable[str]) -> None:
+        """Analyse every text not seen before, once each."""
+        todo = sorted({t for t in texts if t not in self.data})
+        self.misses += len(todo)
+        for text, doc in zip(todo, load().pipe(todo, batch_size=512)):
+            self.data[text] = analyse(doc)
+
+    def __getitem__(self, text: str) -> Analysis:
+        self.hits += 1
+        return self.data[text]
+
+    def save(self) -> None:
+        if self.path:
+            write_atomic(self.path, pickle.dumps((self.key, self.data), protocol=pickle.HIGHEST_PROTOCOL))
+
+
+@dataclass
+class _Draft:
+    """A record being assembled; frozen into a Rule when its paragraphs are all read."""
+
+    rule_id: str
+    kind: str
+    first_line: int
+    title: str = ""
+    text: list[tuple[str, Analysis | None, int]] = field(default_factory=list)  # (part, analysis, offset)
+    examples: list[str] = field(default_factory=list)
+    raw_examples: list[tuple[str, Analysis | None, int]] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    last_line: int = 0
+    pieces: list[list[int]] = field(default_factory=list)
+
+
+def segment(doc: CleanDoc, cache: ParagraphCache) -> list[Rule]:
+    """Records of one source in document order; their pieces tile `doc.content` exactly."""
+    drafts: list[_Draft] = []
+    pending_title = ""
+    pending_pieces: list[list[int]] = []
+    offset = 0
+    for p in doc.paragraphs:
+        a = cache[p.text] if p.role not in ("glossary-term", "heading") else None
+        end = offset + len(p.text)
+        current = drafts[-1] if drafts else None
+        if p.role == "glossary-term":
+            drafts.append(_Draft(p.text, "glossary", p.first_line, title=p.text))
+            drafts[-1].pieces.append([offset, end])
+        elif p.role == "heading":
+            pending_title = p.text
+            pending_pieces.append([offset, end])
+        elif p.role == "commentary" and not (a.example and current):
+            draft = _Draft(f"{doc.source.source_id}.c{sum(d.kind == 'commentary' for d in drafts) + 1}",
+                           "commentary", p.first_line, title=pending_title)
+            draft.pieces += pending_pieces + [[offset, end]]
+            draft.text.append((p.text, a, 0))
+            drafts.append(draft)
+            pending_pieces = []
+        elif p.role in ("example-cont", "commentary"):
+            _attach(current, p.text, a, 0, as_example=True, cont=p.role == "example-cont")
+            current.pieces.append([offset, end])
+        else:
+            starts = a.starts if p.role not in NO_BOUNDARIES else ()
+            cuts = [s for s, _, _ in starts] + [len(p.text)]
+            if cuts[0] > 0:  # text before any number: an example or a continuation paragraph
+                if current is None:
+                    current = _orphan(doc, cache, p.first_line)
+                    drafts.append(current)
+                _attach(current, p.text[:cuts[0]], a, 0, as_example=a.example)
+                current.pieces.append([offset, offset + cuts[0]])
+            for (start, text_start, rule_id), stop in zip(starts, cuts[1:]):
+                draft = _Draft(rule_id, "", p.first_line)
+                draft.text.append((p.text[text_start:stop], a, text_start))
+                draft.pieces.append([offset + start, offset + stop])
+                drafts.append(draft)
+        if drafts:
+            drafts[-1].last_line = max(drafts[-1].last_line, p.last_line)
+        offset = end + 1
+    if pending_pieces and drafts:  # a heading with nothing after it
+        drafts[-1].pieces += pending_pieces
+    _close_pieces(drafts, len(doc.content))
+    _flag_truncated(doc, drafts)
+    return _freeze(doc, drafts)
+
+
+def _attach(draft: _Draft, text: str, a: Analysis | None, base: int, *, as_example: bool, cont: bool = False):
+    if as_example and cont and draft.raw_examples:
+        draft.raw_examples.append((text, a, base))
+        draft.examples[-1] += "\n" + text
+    elif as_example:
+        draft.raw_examples.append((text, a, base))
+        draft.examples.append(text)
+    else:
+        draft.text.append((text, a, base))
+
+
+def _orphan(doc: CleanDoc, cache: ParagraphCache, line: int) -> _Draft:
+    """Text at the start of a fragment, before any number: it belongs to the rule before the first
+    numbered one (001 starts inside 212.1d, whose example it is)."""
+    first = next((cache[p.text].starts[0][2] for p in doc.paragraphs
+                  if p.role == "rules" and cache[p.text].starts), "")
+    previous = previous_rule_id(first)
+    if previous:
+        return _Draft(previous, "", line, flags=["partial"])
+    return _Draft(f"{doc.source.source_id}.L{line}", "fragment", line, flags=["orphan"])
+
+
+def previous_rule_id(rule_id: str) -> str:
+    """212.1e -> 212.1d (subrule letters skip l and o); '' when it cannot be known."""
+    m = re.fullmatch(r"(\d{3}\.\d+)([a-z])", rule_id)
+    if not m or m[2] not in SUBRULE_LETTERS or m[2] == SUBRULE_LETTERS[0]:
+        return ""
+    return m[1] + SUBRULE_LETTERS[SUBRULE_LETTERS.index(m[2]) - 1]
+
+
+def _close_pieces(drafts: list[_Draft], length: int) -> None:
+    """Give each paragraph separator and gap to the piece before it, so pieces tile the content."""
+    pieces = sorted((piece for d in drafts for piece in d.pieces), key=lambda x: x[0])
+    for here, nxt in zip(pieces, pieces[1:]):
+        here[1] = nxt[0]
+    if pieces:
+        pieces[-1][1] = length
+
+
+def _flag_truncated(doc: CleanDoc, drafts: list[_Draft]) -> None:
+    """A fragment whose file stops inside its last rule (no line break or other text after it)."""
+    if doc.complete or not drafts or doc.source.text.endswith(("\n", "\r")):
+        return
+    last_line = doc.source.text.count("\n") + 1 if "\n" in doc.source.text else doc.source.text.count("\r") + 1
+    if drafts[-1].last_line >= last_line and drafts[-1].kind != "commentary":
+        drafts[-1].flags.append("truncated")
+
+
+def _freeze(doc: CleanDoc, drafts: list[_Draft]) -> list[Rule]:
+    seen: dict[tuple[str, str], int] = {}
+    rules = []
+    for d in drafts:
+        body = "\n".join(collapse_spaces(strip_citations(t)) for t, _, _ in d.text if strip_citations(t))
+        kind = d.kind or kind_of(d.rule_id, body, len(d.text) > 1 or bool(d.examples))
+        title, text = d.title, body
+        if kind in ("part", "chapter", "section") and not PLACEHOLDER.match(body):
+            title, text = body, ""
+        flags = list(d.flags)
+        if PLACEHOLDER.match(body):
+            flags.append("placeholder")
+        key = (kind, d.rule_id)
+        seen[key] = seen.get(key, 0) + 1
+        rules.append(Rule(
+            edition=doc.edition or "", source=doc.source.source_id, rule_id=d.rule_id, kind=kind,
+            parent=parent_of(d.rule_id, kind), title=title, text=text, compare=compare_form(text or title),
+            examples=tuple(collapse_spaces(strip_citations(e)) for e in d.examples),
+            sentences=tuple(_sentences(d.text)), references=tuple(_references(d, kind)),
+            citations=tuple(_citations(d.text, d.raw_examples)), flags=tuple(flags),
+            line_start=d.first_line, line_end=max(d.last_line, d.first_line), occurrence=seen[key],
+            pieces=tuple((a, b) for a, b in d.pieces)))
+    duplicated = {k for k, n in seen.items() if n > 1}
+    return [replace(r, flags=r.flags + ("duplicate",)) if (r.kind, r.rule_id) in duplicated else r
+            for r in rules]
+
+
+def kind_of(rule_id: str, text: str, has_more: bool) -> str:
+    if ".Ruling." in rule_id:
+        return "ruling"
+    if re.fullmatch(r"[1-9]", rule_id):
+        return "part"
+    if re.fullmatch(r"\d{3}", rule_id):
+        return "chapter"
+    if re.fullmatch(r"\d{3}\.\d+", rule_id):
+        title_like = 0 < len(text.split()) <= 9 and not text.endswith((".", ":", ";", ")")) and text[:1].isupper()
+        return "section" if title_like and not has_more else "rule"
+    return "subrule"
+
+
+def parent_of(rule_id: str, kind: str) -> str:
+    if kind == "ruling":
+        return rule_id.split(".Ruling.")[0]
+    if kind == "subrule":
+        return rule_id.rstrip("abcdefghijklmnopqrstuvwxyz")
+    if kind in ("rule", "section"):
+        return rule_id.split(".")[0]
+    if kind == "chapter":
+        return rule_id[0]
+    return ""
+
+
+def _sentences(parts) -> Iterable[str]:
+    for text, a, base in parts:
+        if a is None:
+            continue
+        for s, e in a.sentences:
+            s, e = max(s, base), min(e, base + len(text))
+            sentence = strip_citations(text[s - base:e - base]) if e > s else ""
+            if sentence:
+                yield sentence
+
+
+def _references(d: _Draft, kind: str) -> list[str]:
+    """Rules the text and examples point to; commentary also points to the rules it cites."""
+    out: list[str] = []
+    for text, a, base in d.text + d.raw_examples:
+        for s, e, targets in (a.references if a else ()):
+            if base <= s and e <= base + len(text):
+                out += [t for t in targets if t not in out]
+    if kind == "commentary":
+        out += [c.value for c in _citations(d.text, d.raw_examples) if c.source == "CR"]
+    return list(dict.fromkeys(out))
+
+
+def _citations(parts, example_parts=()) -> list[Citation]:
+    out = []
+    example_no = {id(p): n for n, p in enumerate(_example_heads(example_parts), 1)}
+    number = 0
+    for part in list(parts) + list(example_parts):
+        text, a, base = part
+        if part in example_parts:
+            number = example_no.get(id(part), number)
+        for s, e, source, value in (a.citations if a else ()):
+            if base <= s and e <= base + len(text):
+                value = value.replace("/", "-") if re.fullmatch(r"\d{4}/\d\d/\d\d", value) else value
+                out.append(Citation(source, value, text[s - base:e - base],
+                                    f"example {number}" if part in example_parts else "text"))
+    return out
+
+
+def _example_heads(example_parts):
+    """The parts that begin an example (the others continue the one before)."""
+    return [p for p in example_parts if p[1] is None or p[1].example]
+
+
+def natural_key(rule_id: str) -> tuple:
+    """212.2 < 212.10 < 212.10a; non-numbered ids (glossary terms) sort by text."""
+    return tuple((0, int(x), "") if x.isdigit() else (1, 0, x.lower()) for x in re.findall(r"\d+|[^\d.]+", rule_id))
+
+
+def rule_order(r: Rule) -> tuple:
+    return (r.edition, KIND_ORDER.get(r.kind, 3), natural_key(r.rule_id), r.occurrence, r.source)

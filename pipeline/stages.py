@@ -1,0 +1,70 @@
+"""The whole run as a short list of stage calls; each stage is also a CLI command of its own."""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+from pipeline import export
+from pipeline.edition import Edition, editions, merge
+from pipeline.ingest import Ingested, ingest
+from pipeline.records import Rule
+from pipeline.segment import ParagraphCache, segment
+
+CACHE_NAME = ".cache/paragraphs.pickle"
+
+
+@dataclass
+class Result:
+    ingested: Ingested
+    rules: list[Rule] = field(default_factory=list)
+    editions: list[Edition] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+    cache: tuple[int, int] = (0, 0)  # (paragraphs analysed now, paragraphs in the cache)
+
+
+def _bar(quiet: bool, desc: str):
+    return lambda items: tqdm(items, desc=desc, unit="file", disable=quiet, leave=False)
+
+
+def run_ingest(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False) -> Result:
+    start = time.perf_counter()
+    result = Result(ingest(raw, corpora, progress=_bar(quiet, "ingest")))
+    result.seconds["ingest"] = time.perf_counter() - start
+    _write_sources(result, processed)
+    return result
+
+
+def run_segment(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False,
+                use_cache: bool = True) -> Result:
+    result = run_ingest(raw, corpora, processed, quiet)
+    start = time.perf_counter()
+    docs = result.ingested.docs
+    cache = ParagraphCache(processed / CACHE_NAME if use_cache else None)
+    cache.analyse(p.text for d in docs for p in d.paragraphs if p.role not in ("glossary-term", "heading"))
+    rules = []
+    for doc in _bar(quiet, "segment")(docs):
+        rules += segment(doc, cache)
+    if use_cache:
+        cache.save()
+    result.rules = merge(rules, docs)
+    result.editions = editions(result.rules, docs)
+    result.cache = (cache.misses, len(cache.data))
+    result.seconds["segment"] = time.perf_counter() - start
+    start = time.perf_counter()
+    records = Counter(s for r in rules for s in r.source.split(";"))
+    _write_sources(result, processed, records)
+    export.write_table(export.rule_rows(result.rules), processed, "rules")
+    export.write_table(export.edition_rows(result.editions, result.rules), processed, "editions")
+    export.write_table(export.glossary_rows(result.rules), processed, "glossary")
+    result.seconds["export"] = time.perf_counter() - start
+    return result
+
+
+def _write_sources(result: Result, processed: Path, records: Counter | None = None) -> None:
+    ing = result.ingested
+    export.write_table(export.source_rows(ing.docs, ing.rejections, records or {}), processed, "sources")
+    export.write_table(export.discard_rows(ing.docs), processed, "discards", jsonl=False)
