@@ -1,7 +1,9 @@
 """The rulings-search page (rule 212 with [CompRules date] tags): as rendered text, or as HTML."""
 from __future__ import annotations
 
-from bs4 import BeautifulSoup
+import re
+
+from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
 from pipeline.clean import Ledger, unwrap
 from pipeline.patterns import EXAMPLE_START, NUMBERED_START, RULINGS_BANNER, TABLE_RESIDUE
@@ -27,8 +29,6 @@ def render_table(html: str) -> tuple[str, set[int]]:
     Returns the text and the (1-based) numbers of the lines that came from header rows.
     """
     soup = BeautifulSoup(html, "html.parser")
-    for br in soup.find_all("br"):
-        br.replace_with("\n")
     tables = soup.find_all("table")
     if not tables:
         return soup.get_text(), set()
@@ -36,12 +36,23 @@ def render_table(html: str) -> tuple[str, set[int]]:
     lines: list[str] = []
     headers: set[int] = set()
     for tr in table.find_all("tr"):
-        cells = [c.get_text().split("\n") for c in tr.find_all(["td", "th"])] or [[""]]
+        cells = [_cell_text(c).split("\n") for c in tr.find_all(["td", "th"])] or [[""]]
         row = [CELL_GAP.join(cell[0] for cell in cells)] + [line for cell in cells for line in cell[1:]]
         if not tr.find("td"):
             headers.update(range(len(lines) + 1, len(lines) + len(row) + 1))
         lines += row
     return "\n".join(lines), headers
+
+
+def _cell_text(cell: Tag) -> str:
+    """A cell's text as the browser lays it out: <br> breaks a line, a newline in the source does not."""
+    parts = []
+    for node in cell.descendants:
+        if isinstance(node, Tag) and node.name == "br":
+            parts.append("\n")
+        elif isinstance(node, NavigableString) and not isinstance(node, Comment):
+            parts.append(re.sub(r"[\r\n]+", " ", str(node)))
+    return "".join(parts)
 
 
 def _clean(doc: SourceDoc, ledger: Ledger, html_chars: int | None = None,

@@ -34,31 +34,32 @@ def clean_html(doc: SourceDoc) -> CleanDoc:
 
 
 def render(html: str) -> list[tuple[str, str]]:
-    """(line text, verdict) pairs: verdict is a role ("heading", "commentary") or a discard reason."""
+    """(line text, verdict) pairs in page order: verdict is a role ("heading", "commentary") or a
+    discard reason. Chrome inside the content area is swapped for a marked paragraph first, so a
+    card image still closes the example before it, as it does on the page."""
     soup = BeautifulSoup(html, "html.parser")
     content = soup.select_one("#mw-content-text") or soup.body or soup
     out: list[tuple[str, str]] = []
     for selector, reason in CONTENT_CHROME.items():
         for node in content.select(selector):
             text = node.get_text(" ", strip=True)
-            node.decompose()
-            if text:
+            if node.find_parent(["h1", "h2", "h3", "h4", "p", "li", "dd"]):  # inline: "[edit]" in a heading
                 out.append((text, reason))
+                node.decompose()
+                continue
+            marker = soup.new_tag("p", attrs={"data-discard": reason})
+            marker.string = text
+            node.replace_with(marker)
     title = soup.select_one("#firstHeading, h1")
     if title:
         out.append((title.get_text(" ", strip=True), "page title"))
+        title.decompose()
     for block in content.find_all(["h2", "h3", "h4", "p", "li", "dd", "pre"]):
         if block.find_parent(["li", "dd", "p"]):
             continue
         text = block.get_text(" ", strip=True)
-        if not text:
-            continue
-        if block.name in ("h2", "h3", "h4"):
-            out.append((text, "heading"))
-        elif block.name == "li" and "updated by" in text:
-            out.append((text, "editors' summary"))
-        else:
-            out.append((text, "commentary"))
+        if text:
+            out.append((text, _verdict(block, text)))
         block.decompose()
     leftover = content.get_text(" ", strip=True)
     if leftover:
@@ -68,6 +69,20 @@ def render(html: str) -> list[tuple[str, str]]:
     if rest:
         out.append((rest, CHROME))
     return out
+
+
+def _verdict(block, text: str) -> str:
+    if block.has_attr("data-discard"):
+        return block["data-discard"]
+    if block.name == "li" and "updated by" in text:
+        return "editors' summary"
+    if block.name in ("h2", "h3", "h4"):
+        following = block.find_next_sibling()
+        items = following.find_all("li") if following is not None and following.name in ("ol", "ul") else []
+        if items and all("updated by" in li.get_text() for li in items):
+            return "editors' summary"
+        return "heading"
+    return "commentary"
 
 
 def _classify(lines: list[str]) -> list[str]:

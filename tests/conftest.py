@@ -1,0 +1,46 @@
+import os
+from pathlib import Path
+
+import pytest
+
+from pipeline import stages
+
+ROOT = Path(__file__).resolve().parent.parent
+RAW = ROOT / "raw"
+DATA = Path(__file__).resolve().parent / "data"
+ARCHIVE = Path(os.environ.get("CR_ARCHIVE", ROOT.parent / "shared" / "cr-archive"))
+SEEDS = {
+    "000": "000_3c08dd261a4ed4b0", "001": "001_3d6ba5c66001c583", "002": "002_fe0d7c38d7e9f0fd",
+    "003": "003_44480226a2db131c", "004": "004_f1d686327d0145de",
+}
+
+
+def archive_files() -> list[Path]:
+    return sorted(ARCHIVE.glob("*.txt"))
+
+
+needs_archive = pytest.mark.skipif(
+    not ARCHIVE.is_dir() and not os.environ.get("CI"),
+    reason=f"the official editions are not at {ARCHIVE} (set CR_ARCHIVE)")
+
+
+@pytest.fixture(scope="session")
+def seeds_run(tmp_path_factory):
+    """The whole pipeline over raw/ alone, as `make` runs it."""
+    out = tmp_path_factory.mktemp("seeds")
+    return stages.run_segment(RAW, [], out / "processed", quiet=True), out / "processed"
+
+
+@pytest.fixture(scope="session")
+def archive_run(tmp_path_factory):
+    """raw/ plus the twelve archive editions."""
+    if not ARCHIVE.is_dir():
+        pytest.fail(f"CI needs the archive at {ARCHIVE}")
+    out = tmp_path_factory.mktemp("archive")
+    return stages.run_segment(RAW, [ARCHIVE], out / "processed", quiet=True), out / "processed"
+
+
+@pytest.fixture(scope="session")
+def seed_rules(seeds_run):
+    result, _ = seeds_run
+    return {(r.edition, r.rule_id): r for r in result.rules}
