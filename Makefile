@@ -1,6 +1,6 @@
 # `make` sets up .venv and runs the whole pipeline on raw/ (plus CORPUS=dir, if given).
 # `make test` sets up the same way and runs the tests.
-PYTHON ?= python3.11
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed

@@ -72,7 +72,7 @@ def segment(raw: Path, corpora: tuple[Path, ...], processed: Path, quiet: bool, 
         _summary(result)
 
 
-@main.command(help="Render the HTML reports from the datasets in --processed.")
+@main.command(name="report", help="Render the HTML reports from the datasets in --processed.")
 @outputs
 @click.option("--reports", default=Path("reports"), show_default=True, type=DIR, help="Where HTML is written.")
 @quiet_option
@@ -81,9 +81,6 @@ def report_(processed: Path, reports: Path, quiet: bool):
     written = report.render(processed, reports)
     if not quiet:
         click.echo(f"wrote {len(written)} files to {reports}/")
-
-
-report_.name = "report"
 
 
 @main.command(help="The whole job: ingest, clean, segment, datasets and reports.")

@@ -1,0 +1,105 @@
+import json
+import shutil
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from pipeline.cli import main
+from conftest import RAW, ROOT
+
+OUTPUTS = ("rules.csv", "rules.jsonl", "editions.csv", "glossary.csv", "sources.csv", "discards.csv")
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.mark.parametrize("command", ["run", "ingest", "segment", "report"])
+def test_every_command_has_help(command):
+    result = invoke(command, "--help")
+    assert result.exit_code == 0
+    assert main.commands[command].help and "--processed" in result.output
+
+
+def test_run_on_the_seeds_is_deterministic(tmp_path):
+    for name in ("a", "b"):
+        result = invoke("run", "--raw", RAW, "--processed", tmp_path / name / "processed",
+                        "--reports", tmp_path / name / "reports", "--quiet", "--no-cache")
+        assert result.exit_code == 0, result.output
+    for name in OUTPUTS:
+        assert (tmp_path / "a/processed" / name).read_bytes() == (tmp_path / "b/processed" / name).read_bytes()
+    assert (tmp_path / "a/reports/index.html").read_bytes() == (tmp_path / "b/reports/index.html").read_bytes()
+    assert not list((tmp_path / "a/processed").glob(".*.tmp"))
+
+
+def test_cache_does_not_change_results(tmp_path):
+    for name in ("cold", "warm", "warm"):
+        assert invoke("segment", "--raw", RAW, "--processed", tmp_path / name, "-q").exit_code == 0
+    assert (tmp_path / "cold/rules.csv").read_bytes() == (tmp_path / "warm/rules.csv").read_bytes()
+
+
+def test_rules_csv_loads_with_documented_types(seeds_run):
+    _, processed = seeds_run
+    rules = pd.read_csv(processed / "rules.csv", keep_default_na=False)
+    assert list(rules.columns[:5]) == ["edition", "source", "rule_id", "occurrence", "kind"]
+    assert rules["line_start"].dtype.kind == "i" and rules["occurrence"].dtype.kind == "i"
+    assert not rules.duplicated(["edition", "rule_id", "occurrence", "kind"]).any()
+    for column in ("examples", "sentences", "references", "citations", "flags"):
+        assert all(isinstance(json.loads(v), list) for v in rules[column])
+    jsonl = pd.read_json(processed / "rules.jsonl", lines=True, dtype=False)
+    assert len(jsonl) == len(rules)
+
+
+def test_sources_csv_accounts_for_every_character(seeds_run):
+    _, processed = seeds_run
+    sources = pd.read_csv(processed / "sources.csv", keep_default_na=False)
+    assert len(sources) == 5 and (sources["rejection"] == "").all()
+    for _, row in sources.iterrows():
+        by_reason = json.loads(row["discarded_by_reason"])
+        assert row["chars_kept"] + sum(by_reason.values()) == row["chars_total"]
+        assert row["chars_discarded"] == sum(by_reason.values())
+
+
+def test_bad_directory_argument():
+    result = CliRunner().invoke(main, ["run", "--raw", "/no/such/folder"])
+    assert result.exit_code == 2
+    assert "Directory '/no/such/folder' does not exist" in result.output
+
+
+def test_bad_manifest_is_one_line_and_exit_1(tmp_path):
+    raw = tmp_path / "raw"
+    shutil.copytree(RAW, raw)
+    manifest = raw / "manifest.toml"
+    manifest.write_text(manifest.read_text().replace('format = "copy"', 'format = "pdf"', 1))
+    result = CliRunner().invoke(main, ["run", "--raw", str(raw), "--processed", str(tmp_path / "p"), "-q"])
+    assert result.exit_code == 1
+    line = next(i for i, text in enumerate(manifest.read_text().splitlines(), 1) if 'format = "pdf"' in text)
+    assert result.output == (f"Error: {manifest}:{line}: unknown format 'pdf'; known: rulings-text, "
+                             "rulings-html, copy, wiki-text, wiki-html, markdown\n")
+
+
+def test_report_without_datasets(tmp_path):
+    result = CliRunner().invoke(main, ["report", "--processed", str(tmp_path), "--reports", str(tmp_path / "r")])
+    assert result.exit_code == 1
+    assert result.output == f"Error: {tmp_path}: editions.csv is missing: run `python -m pipeline run` first\n"
+
+
+def test_unusable_files_are_counted_rejections(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "empty.txt").write_bytes(b"")
+    result = invoke("segment", "--raw", RAW, "--corpus", corpus, "--processed", tmp_path / "p", "-q")
+    assert result.exit_code == 0
+    sources = pd.read_csv(tmp_path / "p/sources.csv", keep_default_na=False)
+    assert sources.set_index("source_id").loc["empty", "rejection"] == "empty file"
+
+
+def test_module_entry_point_runs_from_another_directory(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "pipeline", "run", "--raw", str(RAW), "--processed",
+                          str(tmp_path / "p"), "--reports", str(tmp_path / "r"), "-q"],
+                         cwd=tmp_path, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "r/index.html").exists() and (tmp_path / "p/rules.csv").exists()
