@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 CORPUS ?=
 CORPUS_ARGS := $(foreach d,$(CORPUS),--corpus $(d))
 
-.PHONY: all run test datasets report clean
+.PHONY: all run test datasets report bench clean
 
 all: run
 
@@ -31,3 +31,7 @@ test: $(STAMP)
 
 clean:
 	rm -rf processed/*.csv processed/*.json processed/.cache reports/*.html reports/*.css
+
+ARCHIVE ?= ../shared/cr-archive
+bench: $(STAMP)
+	$(PY) -m pipeline bench --corpus $(ARCHIVE)

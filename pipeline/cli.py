@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import functools
+import json
 import sys
+import textwrap
 from pathlib import Path
 
 import click
@@ -39,6 +41,9 @@ def friendly_errors(f):
             return f(*args, **kwargs)
         except PipelineError as e:
             raise click.ClickException(str(e)) from None
+        except BrokenPipeError:  # output piped into `head`: not an error
+            sys.stderr.close()
+            sys.exit(0)
         except OSError as e:
             raise click.ClickException(f"{e.filename or ''}: {e.strerror or e}") from None
     return wrapper
@@ -99,6 +104,98 @@ def run(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, no
     if not quiet:
         _summary(result)
         click.echo(f"datasets in {processed}/" + ("" if no_reports else f", reports in {reports}/index.html"))
+
+
+@main.command(help="Print one rule's history: its number, change class and a redline in each edition.")
+@click.argument("rule")
+@click.option("--edition", help="Pick the rule by its number in this edition (YYYY-MM-DD).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@outputs
+@friendly_errors
+def history(rule: str, edition: str | None, as_json: bool, processed: Path):
+    from pipeline.history import history as rule_history
+    lineages = rule_history(processed, rule, edition)
+    if as_json:
+        click.echo(json.dumps(lineages, ensure_ascii=False, indent=2))
+        return
+    for lineage in lineages:
+        click.echo(f"lineage {lineage['lineage_id']}")
+        for v in lineage["versions"]:
+            moved = " (renumbered)" if v["renumbered"] else ""
+            click.echo(f"  {v['edition']}  {v['rule_id']:<10} {v['change']}{moved}   [{v['source']} lines {v['lines']}]")
+            if v["change"] not in ("first", "unchanged") and v["redline"]:
+                click.echo(textwrap.indent(textwrap.fill(v["redline"], 100), "      "))
+        for end in lineage["ends"]:
+            click.echo(f"  {end['edition']}  {end['change']}" + (f" into {end['into']}" if end["into"] else ""))
+        if lineage["versions"] and lineage["versions"][0]["commentary"]:
+            click.echo(f"  commentary: {', '.join(lineage['versions'][0]['commentary'])}")
+
+
+@main.command(help="Compare two editions (dates in --processed) or two official rules files.")
+@click.argument("a")
+@click.argument("b")
+@click.option("--all", "show_all", is_flag=True, help="List unchanged rules too.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@outputs
+@friendly_errors
+def compare(a: str, b: str, show_all: bool, as_json: bool, processed: Path):
+    from pipeline import compare as cmp
+    from pipeline.diff import redline
+    old, new = cmp.rules_of(a, processed), cmp.rules_of(b, processed)
+    changes = cmp.compare(old, new)
+    if as_json:
+        click.echo(json.dumps([{k: getattr(c, k) for k in ("old_rule_id", "new_rule_id", "kind", "change",
+                                                           "renumbered", "similarity", "review", "ops")}
+                               for c in changes], ensure_ascii=False, indent=1))
+        return
+    counts = cmp.summary(changes)
+    click.echo(", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+    texts_old = {r.rule_id: r.text for r in old}
+    texts_new = {r.rule_id: r.text for r in new}
+    for c in changes:
+        if c.change == "unchanged" and not c.renumbered and not show_all:
+            continue
+        label = f"{c.old_rule_id or '-'} -> {c.new_rule_id or '-'}  {c.change}" + (" renumbered" if c.renumbered else "")
+        click.echo(label + ("  [review]" if c.review else ""))
+        if c.change in ("modified", "reference", "cosmetic"):
+            click.echo(textwrap.indent(textwrap.fill(redline(texts_old[c.old_rule_id], texts_new[c.new_rule_id]),
+                                                     100), "    "))
+
+
+@main.command(help="Benchmark the alignment of the July 2009 renumbering against a difflib baseline.")
+@click.option("--corpus", "corpora", multiple=True, type=EXISTING_DIR, required=True,
+              help="A folder holding the 2009-05-01 and 2009-07-11 editions (any file names).")
+@friendly_errors
+def bench(corpora: tuple[Path, ...]):
+    from pipeline.bench import CHAINS_2009, alignment_bench
+    from pipeline.segment import ParagraphCache, segment
+    docs = [d for d in _ingest_corpora(list(corpora)) if d.edition in ("2009-05-01", "2009-07-11")]
+    editions = {d.edition: d for d in docs}
+    if len(editions) < 2:
+        raise click.ClickException("the corpus must hold the 2009-05-01 and 2009-07-11 editions")
+    cache = ParagraphCache()
+    cache.analyse(p.text for d in editions.values() for p in d.paragraphs)
+    old, new = (segment(editions[e], cache) for e in ("2009-05-01", "2009-07-11"))
+    rows = alignment_bench(old, new)
+    base = rows[1]["seconds"]
+    click.echo(f"{'method':<52} {'seconds':>8} {'x baseline':>10} {'matched':>8}  chains right")
+    for row in rows:
+        click.echo(f"{row['method']:<52} {row['seconds']:>8.2f} {row['seconds'] / base:>10.3f} "
+                   f"{row['matched']:>8}  {row['correct']}/{len(CHAINS_2009)}")
+    for k, v in CHAINS_2009.items():
+        click.echo(f"  {k} -> {v}: " + ", ".join(f"{r['method'].split()[0]} {r['chains'][k]}" for r in rows))
+
+
+def _ingest_corpora(corpora: list[Path]):
+    from pipeline.ingest import read_source
+    from pipeline.sources import ADAPTERS
+    from pipeline.errors import SourceError
+    for folder in corpora:
+        for path in sorted(p for p in folder.iterdir() if p.is_file()):
+            try:
+                yield ADAPTERS["official"](read_source(path, None))
+            except SourceError:
+                continue
 
 
 def _summary(result: stages.Result) -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict
 from pathlib import Path
 
@@ -9,15 +10,24 @@ import pandas as pd
 
 from pipeline.edition import Edition
 from pipeline.ingest import Rejection
+from pipeline.lineage import History, cascades, cited_lineages, rule_key
 from pipeline.records import CleanDoc, Rule
+from pipeline.segment import natural_key
 from pipeline.store import write_atomic
 
 LAYOUT = {"line breaks", "blank lines", "indentation and trailing spaces"}  # counted, not logged line by line
 
-RULE_COLUMNS = ["edition", "source", "rule_id", "occurrence", "kind", "parent", "title", "text", "compare",
-                "examples", "sentences", "references", "citations", "flags", "variants", "line_start", "line_end"]
+RULE_COLUMNS = ["edition", "source", "rule_id", "occurrence", "kind", "parent", "lineage_id", "last_changed",
+                "title", "text", "compare", "examples", "sentences", "references", "citations", "flags", "variants",
+                "line_start", "line_end"]
+CHANGE_COLUMNS = ["from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id", "kind", "change",
+                  "renumbered", "similarity", "score", "review", "method", "ops", "title_ops", "example_ops", "substitutions"]
+RENUMBERING_COLUMNS = ["from_edition", "to_edition", "scope", "first_old", "last_old", "first_new", "last_new",
+                       "shift", "count", "summary"]
+CITATION_COLUMNS = ["edition", "source", "rule_id", "part", "cited_by", "value", "text", "lineage_id",
+                    "linked_by", "last_changed", "agrees", "rule_in_cited_edition", "rule_in_latest_edition"]
 LIST_COLUMNS = {"examples", "sentences", "references", "citations", "flags", "variants",
-                "discarded_by_reason", "warnings", "sources"}
+                "discarded_by_reason", "warnings", "sources", "ops", "title_ops", "example_ops", "substitutions"}
 EDITION_COLUMNS = ["edition", "edition_end", "status", "sources", "records", "parts", "chapters", "sections",
                    "rules", "subrules", "rulings", "glossary", "commentary", "examples", "conflicts"]
 GLOSSARY_COLUMNS = ["edition", "term", "definition", "examples", "references", "source", "line_start", "line_end"]
@@ -27,13 +37,82 @@ SOURCE_COLUMNS = ["source_id", "path", "format", "kind", "edition", "edition_end
 DISCARD_COLUMNS = ["source_id", "line", "reason", "chars", "text"]
 
 
-def rule_rows(rules: list[Rule]) -> pd.DataFrame:
+def rule_rows(rules: list[Rule], history: History | None = None) -> pd.DataFrame:
     rows = []
     for r in rules:
-        row = {c: getattr(r, c) for c in RULE_COLUMNS}
+        key = rule_key(r)
+        row = {c: getattr(r, c, "") for c in RULE_COLUMNS}
+        row["lineage_id"] = history.lineage.get(key, "") if history else ""
+        row["last_changed"] = history.last_changed.get(key, "") if history else ""
         row["citations"] = [asdict(c) for c in r.citations]
         rows.append(row)
     return pd.DataFrame(rows, columns=RULE_COLUMNS)
+
+
+def change_rows(history: History) -> pd.DataFrame:
+    rows = []
+    for c in sorted(history.changes, key=_change_order):
+        row = {k: getattr(c, k) for k in CHANGE_COLUMNS}
+        row["ops"] = [list(op) for op in c.ops]
+        row["title_ops"] = [list(op) for op in c.title_ops]
+        row["example_ops"] = [[list(op) for op in ops] for ops in c.example_ops]
+        row["substitutions"] = [list(s) for s in c.substitutions]
+        rows.append(row)
+    return pd.DataFrame(rows, columns=CHANGE_COLUMNS)
+
+
+def _change_order(c) -> tuple:
+    return (c.to_edition, c.from_edition, natural_key(c.new_rule_id or c.old_rule_id), c.old_rule_id, c.change,
+            c.lineage_id)
+
+
+def renumbering_rows(history: History) -> pd.DataFrame:
+    return pd.DataFrame(cascades(history.changes), columns=RENUMBERING_COLUMNS)
+
+
+def citation_rows(rules: list[Rule], history: History, eds: list[Edition]) -> pd.DataFrame:
+    """Every citation tag, with what the computed history says about it: for a [CompRules date]
+    tag, whether the date falls in the window where the rule's wording last changed; for a
+    [CR 204.1a] tag, which rule that is in the cited edition and in the latest one."""
+    complete = sorted(e.edition for e in eds if e.complete)
+    latest_number: dict[str, str] = {}  # lineage -> its number in the latest edition that has it
+    for k, lineage in sorted(history.lineage.items()):
+        latest_number[lineage] = k[2]
+    cited = cited_lineages(rules, history)
+    first_seen: dict[str, str] = {}
+    for k, lineage in sorted(history.lineage.items()):
+        first_seen.setdefault(lineage, k[0])
+    rows = []
+    for r in rules:
+        for c in r.citations:
+            row = {"edition": r.edition, "source": r.source, "rule_id": r.rule_id, "part": c.part,
+                   "cited_by": c.source, "value": c.value, "text": c.text, "lineage_id": "", "linked_by": "",
+                   "last_changed": "", "agrees": "", "rule_in_cited_edition": "", "rule_in_latest_edition": ""}
+            if c.source == "CR":
+                lineage, how = cited.get((r.edition, r.rule_id, c.value), ("", ""))
+                row.update(lineage_id=lineage, linked_by=how,
+                           rule_in_cited_edition=c.value if how == "number" else "",
+                           rule_in_latest_edition=latest_number.get(lineage, ""))
+            elif re.fullmatch(r"\d{4}-\d\d-\d\d", c.value):
+                key = rule_key(r)
+                lineage, changed = history.lineage.get(key, ""), history.last_changed.get(key, "")
+                row.update(lineage_id=lineage, linked_by="tagged rule", last_changed=changed,
+                           rule_in_latest_edition=latest_number.get(lineage, ""))
+                if c.source == "CompRules" and changed:
+                    row["agrees"] = _agrees(c.value, changed, first_seen.get(lineage, ""), complete)
+            rows.append(row)
+    return pd.DataFrame(rows, columns=CITATION_COLUMNS)
+
+
+def _agrees(tag: str, changed: str, first: str, complete: list[str]) -> str:
+    """"yes" when the tag's date lies after the complete edition before `changed` and no later than
+    `changed`; "unknown" when the rule's wording goes back to its first edition in the corpus and
+    the tag is older than that (the corpus cannot tell); "no" otherwise."""
+    before = [e for e in complete if e < changed]
+    if changed == first and tag <= changed:
+        return "unknown" if tag < changed else "yes"
+    low = before[-1] if before else ""
+    return "yes" if low < tag <= changed else "no"
 
 
 def edition_rows(eds: list[Edition], rules: list[Rule]) -> pd.DataFrame:

@@ -71,3 +71,18 @@ MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!])")
 # References inside rule text: "rule 409", "rules 212.2h-k", "rule 212.2h through rule 212.2k", "section 3".
 REFERENCE_WORDS = {"rule", "rules", "section", "sections", "see", "and", "or", "through", "to", "in"}
 SUBRULE_LETTERS = "abcdefghijkmnpqrstuvwxyz"  # subrules skip "l" and "o"
+
+# Wording the rules changed wholesale (2009: "play" -> "cast", "in play" -> "on the battlefield";
+# 2020: "his or her" -> "their"; 2024: "tribal" -> "kindred"). Both sides of a comparison are folded
+# the same way, only to *score* candidate matches; diffs always show the real words.
+TERMINOLOGY = (
+    ("comes into play", "enters the battlefield"), ("come into play", "enter the battlefield"),
+    ("came into play", "entered the battlefield"), ("coming into play", "entering the battlefield"),
+    ("leaves play", "leaves the battlefield"), ("left play", "left the battlefield"),
+    ("into play", "onto the battlefield"), ("in play", "on the battlefield"),
+    ("removed from the game", "exiled"), ("remove from the game", "exile"), ("removes from the game", "exiles"),
+    ("his or her", "their"), ("he or she", "they"), ("him or her", "them"),
+    ("tribals", "kindreds"), ("tribal", "kindred"),
+    ("played", "cast"), ("playing", "casting"), ("plays", "casts"), ("play", "cast"),
+)
+NUMBER_IN_TEXT = re.compile(r"\b\d{3}(?:\.\d+[a-z]?(?:-[a-z])?)?\b")  # rule numbers a text cites

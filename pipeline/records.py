@@ -109,3 +109,40 @@ class Rule:
     occurrence: int = 1  # 2 for the second printing of a duplicated number
     variants: tuple[str, ...] = ()  # other sources' differing text, when flagged conflict
     pieces: tuple[tuple[int, int], ...] = field(default=(), compare=False)  # offsets into CleanDoc.content
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """Old record `old` (index into the old list) is new record `new` (index into the new list).
+
+    One side is None for a rule that was removed or added. `method` says how it was found:
+    same (number and words), moved (same words, new number), fuzzy, override, split, merge.
+    """
+
+    old: int | None
+    new: int | None
+    score: float  # 0-100: similarity of the words (plus structural evidence, capped at 100)
+    method: str
+    review: bool = False  # a borderline match a person should look at
+
+
+@dataclass(frozen=True, slots=True)
+class RuleChange:
+    """How one rule changed between two editions: diffs are data; reports only render them."""
+
+    from_edition: str
+    to_edition: str
+    lineage_id: str
+    old_rule_id: str
+    new_rule_id: str
+    kind: str
+    change: str  # unchanged | cosmetic | reference | modified | added | removed | split | merged | first_seen
+    renumbered: bool
+    similarity: float  # 0-100, how alike the two texts are (comparison forms, examples included)
+    review: bool
+    method: str
+    score: float = 0.0  # the alignment's score: similarity plus structural evidence, capped at 100
+    ops: tuple = ()  # word operations: (tag, old_start, old_end, new_start, new_end, old_text, new_text)
+    title_ops: tuple = ()
+    example_ops: tuple = ()  # one tuple of operations per example position
+    substitutions: tuple[tuple[str, str], ...] = ()  # wording swaps seen: ("play", "cast")

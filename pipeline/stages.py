@@ -8,8 +8,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from pipeline import export
+from pipeline import export, lineage
 from pipeline.edition import Edition, editions, merge
+from pipeline.overrides import read_overrides
 from pipeline.ingest import Ingested, ingest
 from pipeline.records import Rule
 from pipeline.segment import ParagraphCache, segment
@@ -22,6 +23,7 @@ class Result:
     ingested: Ingested
     rules: list[Rule] = field(default_factory=list)
     editions: list[Edition] = field(default_factory=list)
+    history: lineage.History | None = None
     seconds: dict[str, float] = field(default_factory=dict)
     cache: tuple[int, int] = (0, 0)  # (paragraphs analysed now, paragraphs in the cache)
 
@@ -55,9 +57,15 @@ def run_segment(raw: Path, corpora: list[Path], processed: Path, quiet: bool = F
     result.cache = (cache.misses, len(cache.data))
     result.seconds["segment"] = time.perf_counter() - start
     start = time.perf_counter()
+    result.history = lineage.build(result.rules, result.editions, read_overrides(raw))
+    result.seconds["align"] = time.perf_counter() - start
+    start = time.perf_counter()
     records = Counter(s for r in rules for s in r.source.split(";"))
     _write_sources(result, processed, records)
-    export.write_table(export.rule_rows(result.rules), processed, "rules")
+    export.write_table(export.rule_rows(result.rules, result.history), processed, "rules")
+    export.write_table(export.change_rows(result.history), processed, "changes")
+    export.write_table(export.renumbering_rows(result.history), processed, "renumberings")
+    export.write_table(export.citation_rows(result.rules, result.history, result.editions), processed, "citations")
     export.write_table(export.edition_rows(result.editions, result.rules), processed, "editions")
     export.write_table(export.glossary_rows(result.rules), processed, "glossary")
     result.seconds["export"] = time.perf_counter() - start

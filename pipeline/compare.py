@@ -1,0 +1,52 @@
+"""Compare any two editions (already in processed/) or any two official files."""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from pipeline.errors import PipelineError
+from pipeline.history import load_rules
+from pipeline.ingest import read_source
+from pipeline.lineage import _change
+from pipeline.align import align
+from pipeline.records import Rule, RuleChange
+from pipeline.segment import ParagraphCache, segment
+from pipeline.sources import ADAPTERS
+
+
+def rules_of(spec: str, processed: Path) -> list[Rule]:
+    """`spec` is a file (an official rules text) or an edition date found in processed/."""
+    path = Path(spec)
+    if path.is_file():
+        doc = ADAPTERS["official"](read_source(path, None))
+        cache = ParagraphCache()
+        cache.analyse(p.text for p in doc.paragraphs if p.role not in ("glossary-term", "heading"))
+        return segment(doc, cache)
+    rules = load_rules(processed, spec)
+    if not rules:
+        raise PipelineError(f"{spec!r} is neither a file nor an edition in {processed / 'rules.jsonl'}")
+    return rules
+
+
+def compare(a: list[Rule], b: list[Rule]) -> list[RuleChange]:
+    a = [r for r in a if r.kind != "commentary"]
+    b = [r for r in b if r.kind != "commentary"]
+    ea, eb = (a[0].edition if a else ""), (b[0].edition if b else "")
+    out = []
+    for m in align(a, b):
+        if m.old is not None and m.new is not None:
+            kind = {"merge": "merged", "split": "split"}.get(m.method)
+            out.append(_change(a[m.old], b[m.new], "", m, kind))
+        elif m.old is not None:
+            out.append(RuleChange(ea, eb, "", a[m.old].rule_id, "", a[m.old].kind, "removed", False, 0.0, False,
+                                  "unmatched"))
+        else:
+            out.append(RuleChange(ea, eb, "", "", b[m.new].rule_id, b[m.new].kind, "added", False, 0.0, False,
+                                  "unmatched"))
+    return out
+
+
+def summary(changes: list[RuleChange]) -> Counter:
+    counts = Counter(c.change for c in changes)
+    counts["renumbered"] = sum(c.renumbered for c in changes)
+    return counts

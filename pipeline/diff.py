@@ -1,0 +1,126 @@
+"""Word-level differences as data: operations with character offsets into both texts, and the
+class of each change. Reports render these; nothing here knows about HTML."""
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+from pipeline.clean import compare_form
+from pipeline.patterns import NUMBER_IN_TEXT
+from pipeline.records import Rule
+
+# Rule numbers, words and punctuation, each a token with the spaces after it ("212.2h " is one
+# token, not three; leaving spaces out of the sequence keeps difflib fast).
+TOKEN = re.compile(r"(?:\d{3}(?:\.\d+[a-z]?(?:-[a-z])?)?(?![\w])|\w+(?:['’]\w+)*|[^\w\s])\s*|^\s+")
+SEVERITY = ("unchanged", "cosmetic", "reference", "modified")
+MAX_SUBSTITUTION_WORDS = 4
+
+
+def word_ops(a: str, b: str) -> tuple[tuple, ...]:
+    """Non-equal operations (tag, a_start, a_end, b_start, b_end, old_text, new_text)."""
+    if a == b:
+        return ()
+    ta, tb = TOKEN.findall(a), TOKEN.findall(b)
+    oa, ob = _offsets(ta), _offsets(tb)
+    ops = []
+    for tag, i1, i2, j1, j2 in _merged(SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes(), ta):
+        a0, a1, b0, b1 = oa[i1], oa[i2], ob[j1], ob[j2]
+        ops.append((tag, a0, a1, b0, b1, a[a0:a1], b[b0:b1]))
+    return tuple(ops)
+
+
+def _merged(opcodes, ta):
+    """Non-equal opcodes; adjacent ones are joined ("comes into play" -> "enters the battlefield")."""
+    out = []
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal":
+            continue
+        if out:
+            p_tag, p1, p2, q1, q2 = out[-1]
+            if p2 == i1 and q2 == j1:
+                merged = "replace" if (p_tag, tag) != ("delete", "delete") and (p_tag, tag) != ("insert", "insert") else tag
+                out[-1] = (merged, p1, i2, q1, j2)
+                continue
+        out.append((tag, i1, i2, j1, j2))
+    return out
+
+
+def apply_ops(a: str, ops) -> str:
+    """Rebuild the new text from the old one and the operations (the property tests rely on it)."""
+    out, pos = [], 0
+    for _, a0, a1, _, _, _, new_text in ops:
+        out.append(a[pos:a0])
+        out.append(new_text)
+        pos = a1
+    out.append(a[pos:])
+    return "".join(out)
+
+
+def _offsets(tokens: list[str]) -> list[int]:
+    offsets = [0]
+    for t in tokens:
+        offsets.append(offsets[-1] + len(t))
+    return offsets
+
+
+def classify_text(a: str, b: str) -> str:
+    """unchanged | cosmetic (typography, spacing, punctuation, case) | reference (only cited rule
+    numbers differ) | modified (the words changed)."""
+    if a == b:
+        return "unchanged"
+    ca, cb = compare_form(a), compare_form(b)
+    if _letters(ca) == _letters(cb):
+        return "cosmetic"
+    if _letters(NUMBER_IN_TEXT.sub("#", ca)) == _letters(NUMBER_IN_TEXT.sub("#", cb)):
+        return "reference"
+    return "modified"
+
+
+def _letters(text: str) -> str:
+    return " ".join(re.findall(r"[\w#]+", text.lower()))
+
+
+def classify(old: Rule, new: Rule) -> str:
+    """The most severe class over title, text and examples."""
+    parts = [(old.title, new.title), (old.text, new.text)]
+    examples_old, examples_new = list(old.examples), list(new.examples)
+    if len(examples_old) != len(examples_new):
+        parts.append(("\n".join(examples_old), "\n".join(examples_new)))
+    else:
+        parts += list(zip(examples_old, examples_new))
+    return max((classify_text(a, b) for a, b in parts), key=SEVERITY.index)
+
+
+def substitutions(ops) -> tuple[tuple[str, str], ...]:
+    """Short wording swaps ("play" -> "cast", "his or her" -> "their"), lower-cased; rule numbers
+    and punctuation-only swaps are not wording."""
+    out = []
+    for tag, _, _, _, _, old_text, new_text in ops:
+        if tag != "replace":
+            continue
+        a, b = old_text.strip().lower(), new_text.strip().lower()
+        if re.search(r"\d", a + b):
+            continue
+        words_a, words_b = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", a), re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", b)
+        if not words_a or not words_b or len(words_a) > MAX_SUBSTITUTION_WORDS or len(words_b) > MAX_SUBSTITUTION_WORDS:
+            continue
+        out.append((" ".join(words_a), " ".join(words_b)))
+    return tuple(out)
+
+
+def redline(a: str, b: str) -> str:
+    """A compact one-line redline for terminals: [-old-]{+new+}."""
+    out, pos = [], 0
+    for tag, a0, a1, _, _, old_text, new_text in word_ops(a, b):
+        out.append(a[pos:a0])
+        space = old_text[len(old_text.rstrip()):] if old_text.rstrip() and new_text.rstrip() else ""
+        if new_text.endswith(space) and space:
+            old_text, new_text = old_text[:-len(space)], new_text[:-len(space)]
+        if old_text:
+            out.append(f"[-{old_text}-]")
+        if new_text:
+            out.append(f"{{+{new_text}+}}")
+        out.append(space)
+        pos = a1
+    out.append(a[pos:])
+    return "".join(out)

@@ -1,0 +1,72 @@
+"""Reading the datasets back: one rule's history, and records for `compare`."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.diff import redline
+from pipeline.errors import PipelineError
+from pipeline.records import Citation, Rule
+
+LIST_FIELDS = ("examples", "sentences", "references", "flags", "variants")
+
+
+def _read(processed: Path, name: str) -> pd.DataFrame:
+    path = processed / name
+    if not path.exists():
+        raise PipelineError(f"{name} is missing: run `python -m pipeline run` first", path=processed)
+    return pd.read_csv(path, keep_default_na=False, dtype=str)
+
+
+def history(processed: Path, rule_id: str, edition: str | None = None) -> list[dict]:
+    """Every lineage that carried `rule_id` (in `edition`, if given), edition by edition."""
+    rules = _read(processed, "rules.csv")
+    changes = _read(processed, "changes.csv")
+    hits = rules[(rules.rule_id == rule_id) & (rules.kind != "commentary")]
+    if edition:
+        hits = hits[hits.edition == edition]
+    if hits.empty:
+        where = f" in edition {edition}" if edition else ""
+        raise PipelineError(f"no rule {rule_id}{where} in {processed / 'rules.csv'}")
+    citations = _read(processed, "citations.csv")
+    out = []
+    for lineage in dict.fromkeys(hits.lineage_id):
+        versions = rules[rules.lineage_id == lineage].sort_values("edition")
+        steps, previous = [], None
+        for _, row in versions.iterrows():
+            step = changes[(changes.lineage_id == lineage) & (changes.to_edition == row.edition)]
+            change = step.change.iloc[0] if len(step) else ("first" if previous is None else "unchanged")
+            old_text = previous.text if previous is not None else ""
+            steps.append({"edition": row.edition, "rule_id": row.rule_id, "source": row.source,
+                          "change": change, "renumbered": bool(len(step)) and step.renumbered.iloc[0] == "True",
+                          "text": row.text, "redline": redline(old_text, row.text) if previous is not None else "",
+                          "lines": f"{row.line_start}-{row.line_end}",
+                          "commentary": sorted(set(citations[(citations.lineage_id == lineage) &
+                                                             (citations.cited_by == "CR")].rule_id))})
+            previous = row
+        ends = changes[(changes.lineage_id == lineage) & changes.change.isin(["removed", "merged"])]
+        out.append({"lineage_id": lineage, "versions": steps,
+                    "ends": [{"edition": r.to_edition, "change": r.change, "into": r.new_rule_id}
+                             for _, r in ends.iterrows()]})
+    return out
+
+
+def load_rules(processed: Path, edition: str) -> list[Rule]:
+    """The Rule records of one edition, read back from rules.jsonl."""
+    path = processed / "rules.jsonl"
+    if not path.exists():
+        raise PipelineError("rules.jsonl is missing: run `python -m pipeline run` first", path=processed)
+    out = []
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            if row["edition"] != edition:
+                continue
+            fields = {k: row[k] for k in ("edition", "source", "rule_id", "kind", "parent", "title", "text",
+                                          "compare", "line_start", "line_end", "occurrence")}
+            fields.update({k: tuple(row[k]) for k in LIST_FIELDS})
+            fields["citations"] = tuple(Citation(**c) for c in row["citations"])
+            out.append(Rule(**fields))
+    return out

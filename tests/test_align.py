@@ -1,0 +1,206 @@
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from pipeline.align import align
+from pipeline.clean import compare_form
+from pipeline.diff import apply_ops, classify_text, substitutions, word_ops
+from pipeline.edition import Edition
+from pipeline.errors import ManifestError
+from pipeline.lineage import build, cascades, rule_key
+from pipeline.overrides import Overrides, read_overrides
+from pipeline.records import Rule
+from pipeline.segment import kind_of, parent_of
+from conftest import needs_archive
+
+
+def rule(edition, rule_id, text, kind=None, examples=()):
+    if kind is None and "." in rule_id and not rule_id[-1].isalpha():
+        kind = "section" if len(text.split()) == 1 else "rule"
+    kind = kind or kind_of(rule_id, text, False)
+    title, body = (text, "") if kind in ("part", "chapter", "section") else ("", text)
+    return Rule(edition, edition, rule_id, kind, parent_of(rule_id, kind), title, body, compare_form(text),
+                examples=tuple(examples))
+
+
+def edition(date, *pairs):
+    return [rule(date, rid, text) for rid, text in pairs]
+
+
+def eds(*dates):
+    return [Edition(d, "", (d,), True, {}, 0) for d in dates]
+
+
+def changes_of(old, new, overrides=Overrides()):
+    history = build(old + new, eds(old[0].edition, new[0].edition), overrides)
+    return {(c.old_rule_id, c.new_rule_id): c for c in history.changes}, history
+
+
+OLD = [
+    ("100.1", "These rules apply to every game of Magic."),
+    ("100.2", "Each player needs a deck of at least sixty cards, and small items to represent tokens."),
+    ("100.3", "A player may play a land card from his or her hand during a main phase of his or her turn."),
+    ("100.4", "An Equipment comes into play just like any other artifact (see rule 100.2)."),
+    ("100.5", "The player who wins the game is the player who has won."),
+]
+
+
+@pytest.mark.parametrize("new_text, expected", [
+    (OLD[0][1], "unchanged"),
+    ("These rules apply to every game of Magic!", "cosmetic"),
+    ("These rules apply to every game of “Magic.”", "cosmetic"),
+    ("These rules apply, to every game of Magic.", "cosmetic"),  # a comma
+    ("These rules apply to every single game of Magic.", "modified"),
+])
+def test_change_classes_same_number(new_text, expected):
+    new = edition("2001-01-01", ("100.1", new_text), *OLD[1:])
+    found, _ = changes_of(edition("2000-01-01", *OLD), new)
+    assert found[("100.1", "100.1")].change == expected
+
+
+def test_reference_only_change():
+    new = edition("2001-01-01", *OLD[:3], ("100.4", "An Equipment comes into play just like any other artifact "
+                                                    "(see rule 100.9)."), OLD[4])
+    found, _ = changes_of(edition("2000-01-01", *OLD), new)
+    assert found[("100.4", "100.4")].change == "reference"
+
+
+def test_renumbered_added_removed():
+    new = edition("2001-01-01", ("100.1", "A brand new first rule about something else entirely."),
+                  ("100.2", OLD[0][1]), ("100.3", OLD[1][1]), ("100.4", OLD[2][1]), ("100.5", OLD[3][1]))
+    found, history = changes_of(edition("2000-01-01", *OLD), new)
+    assert found[("100.1", "100.2")].change == "unchanged" and found[("100.1", "100.2")].renumbered
+    assert found[("", "100.1")].change == "added"
+    assert found[("100.5", "")].change == "removed"
+    runs = cascades(history.changes)
+    assert [r["summary"] for r in runs] == ["100.1–100.4 shifted +1"]
+
+
+def test_terminology_is_recorded_and_scored_through():
+    new = edition("2001-01-01", *OLD[:2], ("100.3", "A player may play a land card from their hand during a main "
+                                                    "phase of their turn."), *OLD[3:])
+    found, _ = changes_of(edition("2000-01-01", *OLD), new)
+    c = found[("100.3", "100.3")]
+    assert c.change == "modified" and c.substitutions == (("his or her", "their"), ("his or her", "their"))
+
+
+def test_split_and_merge():
+    long = ("If a spell would be countered, it is put into its owner's graveyard instead of resolving. "
+            "A countered ability simply ceases to exist on the stack without any effect at all.")
+    old = edition("2000-01-01", ("100.1", long), ("100.2", OLD[1][1]))
+    new = edition("2001-01-01", ("100.1", "If a spell would be countered, it is put into its owner's graveyard "
+                                          "instead of resolving."),
+                  ("100.1a", "A countered ability simply ceases to exist on the stack without any effect at all."),
+                  ("100.2", OLD[1][1]))
+    found, _ = changes_of(old, new)
+    assert found[("100.1", "100.1a")].change == "split"
+    merged_old = edition("2000-01-01", ("100.1", "If a spell would be countered, it is put into its owner's "
+                                                 "graveyard instead of resolving."),
+                         ("100.1a", "A countered ability simply ceases to exist on the stack without any effect."),
+                         ("100.2", OLD[1][1]))
+    merged_new = edition("2001-01-01", ("100.1", long), ("100.2", OLD[1][1]))
+    found, _ = changes_of(merged_old, merged_new)
+    assert found[("100.1a", "100.1")].change == "merged"
+
+
+def test_twins_are_not_swapped_when_renumbered():
+    old = edition("2000-01-01",
+                  ("212.5", "Instants"), ("212.5a", "A player may play an instant card from his or her hand."),
+                  ("212.5b", "When an instant spell resolves, the actions stated in its rules text are followed. "
+                             "Then it's put into its owner's graveyard."),
+                  ("212.7", "Sorceries"), ("212.7a", "A player may play a sorcery card from his or her hand."),
+                  ("212.7b", "When a sorcery spell resolves, the actions stated in its rules text are followed. "
+                             "Then it's put into its owner's graveyard."))
+    new = edition("2001-01-01",
+                  ("307", "Sorceries"), ("307.1", "A player may cast a sorcery card from his or her hand."),
+                  ("307.2", "When a sorcery spell resolves, the actions stated in its rules text are followed. "
+                            "Then it's put into its owner's graveyard."),
+                  ("304", "Instants"), ("304.1", "A player may cast an instant card from his or her hand."),
+                  ("304.2", "When an instant spell resolves, the actions stated in its rules text are followed. "
+                            "Then it's put into its owner's graveyard."))
+    found, _ = changes_of(old, new)
+    assert ("212.5b", "304.2") in found and ("212.7b", "307.2") in found
+    assert ("212.5", "304") in found and ("212.7", "307") in found
+
+
+def test_overrides_force_and_forbid(tmp_path):
+    old = edition("2000-01-01", *OLD)
+    new = edition("2001-01-01", *OLD)
+    force = Overrides(force=frozenset({("2000-01-01", "2001-01-01", "100.1", "100.5")}))
+    found, _ = changes_of(old, new, force)
+    assert found[("100.1", "100.5")].method == "override"
+    forbid = Overrides(forbid=frozenset({("2000-01-01", "2001-01-01", "100.2", "100.2")}))
+    reworded = edition("2001-01-01", *OLD[:1], ("100.2", OLD[1][1] + " Really."), *OLD[2:])
+    found, _ = changes_of(old, reworded, forbid)
+    assert ("100.2", "100.2") not in found and found[("100.2", "")].change == "removed"
+    (tmp_path / "overrides.toml").write_text('[[force]]\nfrom = "2000-01-01"\nto = "2001-01-01"\nold = "1"\n'
+                                             'new = "2"\nwhy = "x"\n', encoding="utf-8")
+    with pytest.raises(ManifestError, match="unknown key 'why'") as e:
+        read_overrides(tmp_path)
+    assert e.value.line == 6
+
+
+texts = st.text(alphabet=st.sampled_from("abc xyz.,'’“”-—\n"), max_size=60)
+
+
+@given(texts, texts)
+@settings(max_examples=300)
+def test_applying_word_ops_gives_the_new_text(a, b):
+    assert apply_ops(a, word_ops(a, b)) == b
+
+
+@given(st.lists(st.sampled_from([t for _, t in OLD]), min_size=1, max_size=5, unique=True))
+@settings(max_examples=30, deadline=None)
+def test_an_edition_against_itself_is_all_unchanged(chosen):
+    pairs = [(f"100.{i + 1}", t) for i, t in enumerate(chosen)]
+    found, _ = changes_of(edition("2000-01-01", *pairs), edition("2001-01-01", *pairs))
+    assert {c.change for c in found.values()} == {"unchanged"} and not any(c.renumbered for c in found.values())
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    ("comes into play", "enters the battlefield", (("comes into play", "enters the battlefield"),)),
+    ("see rule 212.2h.", "see rule 301.5c.", ()),  # numbers are references, not wording
+    ("tribal spell", "kindred spell", (("tribal", "kindred"),)),
+])
+def test_substitutions(a, b, expected):
+    assert substitutions(word_ops(a, b)) == expected
+
+
+def test_classify_reference_and_cosmetic():
+    assert classify_text("see rule 212.2h.", "see rule 301.5c.") == "reference"
+    assert classify_text("can’t", "can't") == "cosmetic"
+
+
+# --- the archive ---------------------------------------------------------------------------
+
+CHAINS = [("212.1b", "204.1a", "205.1a"), ("212.1d", "204.4b", "205.4b"), ("212.1e", "204.3d", "205.3e")]
+
+
+@needs_archive
+@pytest.mark.parametrize("chain", CHAINS, ids=lambda c: "->".join(c))
+def test_archive_chains_come_out_whole(archive_run, chain):
+    result, _ = archive_run
+    lineage = {(k[0], k[2]): v for k, v in result.history.lineage.items() if k[1] not in ("glossary",)}
+    ids = {lineage[("2009-05-01", chain[0])], lineage[("2009-07-11", chain[1])], lineage[("2011-06-17", chain[1])],
+           lineage[("2013-05-01", chain[2])], lineage[("2026-01-16", chain[2])], lineage[("2003-10-01", chain[0])]}
+    assert len(ids) == 1
+
+
+@needs_archive
+def test_archive_twins_and_headings(archive_run):
+    result, _ = archive_run
+    pairs = {(c.old_rule_id, c.new_rule_id): c for c in result.history.changes
+             if (c.from_edition, c.to_edition) == ("2009-05-01", "2009-07-11")}
+    assert ("212.5b", "304.2") in pairs and ("212.7b", "307.2") in pairs
+    assert ("212.5b", "307.2") not in pairs and ("212.7b", "304.2") not in pairs
+    assert pairs[("212", "204")].change == "merged"  # 212 became 204 "Type Line" (with old 205) and 301-308
+    assert ("205", "204") in pairs and ("212.2", "301") in pairs
+
+
+@needs_archive
+def test_archive_every_record_has_a_lineage(archive_run):
+    result, _ = archive_run
+    keyed = result.history.lineage
+    assert all(rule_key(r) in keyed for r in result.rules if r.kind != "commentary")
+    assert all(result.history.last_changed[rule_key(r)] <= r.edition for r in result.rules if r.kind != "commentary")
