@@ -141,8 +141,9 @@ def history(rule: str, edition: str | None, as_json: bool, processed: Path):
 def compare(a: str, b: str, show_all: bool, as_json: bool, processed: Path):
     from pipeline import compare as cmp
     from pipeline.diff import redline
+    from pipeline.segment import natural_key
     old, new = cmp.rules_of(a, processed), cmp.rules_of(b, processed)
-    changes = cmp.compare(old, new)
+    changes = sorted(cmp.compare(old, new), key=lambda c: natural_key(c.old_rule_id or c.new_rule_id))
     if as_json:
         click.echo(json.dumps([{k: getattr(c, k) for k in ("old_rule_id", "new_rule_id", "kind", "change",
                                                            "renumbered", "similarity", "review", "ops")}

@@ -103,3 +103,43 @@ def test_module_entry_point_runs_from_another_directory(tmp_path):
                          cwd=tmp_path, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": ""})
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "r/index.html").exists() and (tmp_path / "p/rules.csv").exists()
+
+
+def test_history_of_the_seeds_is_one_story(seeds_run):
+    _, processed = seeds_run
+    result = invoke("history", "205.1a", "--processed", processed, "--json")
+    assert result.exit_code == 0, result.output
+    (lineage,) = json.loads(result.output)
+    steps = [(v["edition"], v["rule_id"]) for v in lineage["versions"]]
+    assert steps == [("2008-03-17", "212.1b"), ("2025-06-06", "205.1a")]
+    assert lineage["versions"][1]["renumbered"] and "[-When-]{+Some effects set+}" in lineage["versions"][1]["redline"]
+    assert lineage["versions"][0]["commentary"] == ["002_fe0d7c38d7e9f0fd.c4", "002_fe0d7c38d7e9f0fd.c5"]
+    text = invoke("history", "212.1b", "--processed", processed).output
+    assert text.splitlines()[0] == "lineage 2008-03-17:212.1b"
+
+
+def test_history_of_an_unknown_rule(seeds_run):
+    _, processed = seeds_run
+    result = CliRunner().invoke(main, ["history", "999.9z", "--processed", str(processed)])
+    assert result.exit_code == 1
+    assert result.output == f"Error: no rule 999.9z in {processed / 'rules.csv'}\n"
+
+
+def test_compare_two_files(tmp_path):
+    head = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game\n\n100. General\n\n"
+    (tmp_path / "a.txt").write_text(head.format("May 1, 2009") + "100.1. A player may play a card from his or her "
+                                    "hand.\n\n100.2. Each game has a winner.\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_text(head.format("July 11, 2009") + "100.1. Each game has a winner.\n\n100.2. A player "
+                                    "may cast a card from their hand.\n", encoding="utf-8")
+    result = invoke("compare", tmp_path / "a.txt", tmp_path / "b.txt")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "modified: 1, renumbered: 2, unchanged: 3"
+    assert "100.1 -> 100.2  modified renumbered" in lines
+    assert "100.2 -> 100.1  unchanged renumbered" in lines
+
+
+def test_compare_unknown_edition(seeds_run):
+    _, processed = seeds_run
+    result = CliRunner().invoke(main, ["compare", "1999-01-01", "2008-03-17", "--processed", str(processed)])
+    assert result.exit_code == 1 and "'1999-01-01' is neither a file nor an edition" in result.output
