@@ -43,7 +43,9 @@ def merge(rules: list[Rule], docs: list[CleanDoc]) -> list[Rule]:
         for flag in ("duplicate",):
             if any(flag in r.flags for r in group) and flag not in flags:
                 flags.append(flag)
-        sources = ";".join(sorted({s for r in group for s in r.source.split(";")}))
+        # the record's text and lines are the first source's; the others follow in name order
+        others = sorted({s for r in group[1:] for s in r.source.split(";")} - {primary.source})
+        sources = ";".join([primary.source] + others)
         merged.append(replace(primary, source=sources, flags=tuple(flags), variants=tuple(variants)))
     return sorted(merged, key=rule_order)
 
