@@ -1,8 +1,10 @@
-"""Records -> pandas -> processed/: CSV (RFC 4180, UTF-8, list fields as JSON) and JSON Lines."""
+"""Records -> pandas -> processed/: CSV (RFC 4180, UTF-8, CRLF; list fields as JSON) and JSON Lines.
+Column order, types and keys come from pipeline/schema.py."""
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
@@ -12,53 +14,39 @@ from pipeline.edition import Edition
 from pipeline.ingest import Rejection
 from pipeline.lineage import History, cascades, cited_lineages, rule_key
 from pipeline.records import CleanDoc, Rule
+from pipeline.schema import BY_NAME
 from pipeline.segment import natural_key
 from pipeline.store import write_atomic
 
 LAYOUT = {"line breaks", "blank lines", "indentation and trailing spaces"}  # counted, not logged line by line
 
-RULE_COLUMNS = ["edition", "source", "rule_id", "occurrence", "kind", "parent", "lineage_id", "last_changed",
-                "title", "text", "compare", "examples", "sentences", "references", "citations", "flags", "variants",
-                "line_start", "line_end"]
-CHANGE_COLUMNS = ["from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id", "kind", "change",
-                  "renumbered", "similarity", "score", "review", "method", "ops", "title_ops", "example_ops", "substitutions"]
-RENUMBERING_COLUMNS = ["from_edition", "to_edition", "scope", "first_old", "last_old", "first_new", "last_new",
-                       "shift", "count", "summary"]
-CITATION_COLUMNS = ["edition", "source", "rule_id", "part", "cited_by", "value", "text", "lineage_id",
-                    "linked_by", "last_changed", "agrees", "rule_in_cited_edition", "rule_in_latest_edition"]
-LIST_COLUMNS = {"examples", "sentences", "references", "citations", "flags", "variants",
-                "discarded_by_reason", "warnings", "sources", "ops", "title_ops", "example_ops", "substitutions"}
-EDITION_COLUMNS = ["edition", "edition_end", "status", "sources", "records", "parts", "chapters", "sections",
-                   "rules", "subrules", "rulings", "glossary", "commentary", "examples", "conflicts"]
-GLOSSARY_COLUMNS = ["edition", "term", "definition", "examples", "references", "source", "line_start", "line_end"]
-SOURCE_COLUMNS = ["source_id", "path", "format", "kind", "edition", "edition_end", "encoding", "sha256", "bytes",
-                  "chars_total", "chars_kept", "chars_discarded", "discarded_by_reason", "paragraphs", "records",
-                  "wrapped", "complete", "warnings", "rejection"]
-DISCARD_COLUMNS = ["source_id", "line", "reason", "chars", "text"]
+
+def frame(table: str, rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=BY_NAME[table].names)
 
 
 def rule_rows(rules: list[Rule], history: History | None = None) -> pd.DataFrame:
     rows = []
     for r in rules:
         key = rule_key(r)
-        row = {c: getattr(r, c, "") for c in RULE_COLUMNS}
+        row = {c: getattr(r, c, "") for c in BY_NAME["rules"].names}
         row["lineage_id"] = history.lineage.get(key, "") if history else ""
         row["last_changed"] = history.last_changed.get(key, "") if history else ""
         row["citations"] = [asdict(c) for c in r.citations]
         rows.append(row)
-    return pd.DataFrame(rows, columns=RULE_COLUMNS)
+    return frame("rules", rows)
 
 
 def change_rows(history: History) -> pd.DataFrame:
     rows = []
     for c in sorted(history.changes, key=_change_order):
-        row = {k: getattr(c, k) for k in CHANGE_COLUMNS}
+        row = {k: getattr(c, k) for k in BY_NAME["changes"].names}
         row["ops"] = [list(op) for op in c.ops]
         row["title_ops"] = [list(op) for op in c.title_ops]
         row["example_ops"] = [[list(op) for op in ops] for ops in c.example_ops]
         row["substitutions"] = [list(s) for s in c.substitutions]
         rows.append(row)
-    return pd.DataFrame(rows, columns=CHANGE_COLUMNS)
+    return frame("changes", rows)
 
 
 def _change_order(c) -> tuple:
@@ -66,53 +54,51 @@ def _change_order(c) -> tuple:
             c.lineage_id)
 
 
-def renumbering_rows(history: History) -> pd.DataFrame:
-    return pd.DataFrame(cascades(history.changes), columns=RENUMBERING_COLUMNS)
-
-
-def citation_rows(rules: list[Rule], history: History, eds: list[Edition]) -> pd.DataFrame:
-    """Every citation tag, with what the computed history says about it: for a [CompRules date]
-    tag, whether the date falls in the window where the rule's wording last changed; for a
-    [CR 204.1a] tag, which rule that is in the cited edition and in the latest one."""
-    complete = sorted(e.edition for e in eds if e.complete)
-    latest_number: dict[str, str] = {}  # lineage -> its number in the latest edition that has it
-    for k, lineage in sorted(history.lineage.items()):
-        latest_number[lineage] = k[2]
-    cited = cited_lineages(rules, history)
-    first_seen: dict[str, str] = {}
-    for k, lineage in sorted(history.lineage.items()):
-        first_seen.setdefault(lineage, k[0])
-    rows = []
+def lineage_rows(rules: list[Rule], history: History, eds: list[Edition]) -> pd.DataFrame:
+    versions: dict[str, list[Rule]] = {}
     for r in rules:
-        for c in r.citations:
-            row = {"edition": r.edition, "source": r.source, "rule_id": r.rule_id, "part": c.part,
-                   "cited_by": c.source, "value": c.value, "text": c.text, "lineage_id": "", "linked_by": "",
-                   "last_changed": "", "agrees": "", "rule_in_cited_edition": "", "rule_in_latest_edition": ""}
-            if c.source == "CR":
-                lineage, how = cited.get((r.edition, r.rule_id, c.value), ("", ""))
-                row.update(lineage_id=lineage, linked_by=how,
-                           rule_in_cited_edition=c.value if how == "number" else "",
-                           rule_in_latest_edition=latest_number.get(lineage, ""))
-            elif re.fullmatch(r"\d{4}-\d\d-\d\d", c.value):
-                key = rule_key(r)
-                lineage, changed = history.lineage.get(key, ""), history.last_changed.get(key, "")
-                row.update(lineage_id=lineage, linked_by="tagged rule", last_changed=changed,
-                           rule_in_latest_edition=latest_number.get(lineage, ""))
-                if c.source == "CompRules" and changed:
-                    row["agrees"] = _agrees(c.value, changed, first_seen.get(lineage, ""), complete)
-            rows.append(row)
-    return pd.DataFrame(rows, columns=CITATION_COLUMNS)
+        lineage = history.lineage.get(rule_key(r))
+        if lineage:
+            versions.setdefault(lineage, []).append(r)
+    complete = sorted(e.edition for e in eds if e.complete)
+    latest = complete[-1] if complete else ""
+    ends = {c.lineage_id: c for c in history.changes if c.change in ("removed", "merged")}
+    modifications = Counter(c.lineage_id for c in history.changes if c.change == "modified")
+    rows = []
+    for lineage in sorted(versions):
+        rs = sorted(versions[lineage], key=lambda r: r.edition)
+        numbers: dict[str, list[str]] = {}
+        for r in rs:
+            numbers.setdefault(r.rule_id, []).append(r.edition)
+        last = rs[-1]
+        end = ends.get(lineage)
+        status = ("alive" if last.edition == latest else end.change if end else "unknown") if latest else "unknown"
+        rows.append({"lineage_id": lineage, "kind": last.kind, "first_edition": rs[0].edition,
+                     "last_edition": last.edition, "editions": len(rs),
+                     "numbers": [{"rule_id": k, "editions": v} for k, v in numbers.items()],
+                     "current_rule_id": last.rule_id, "status": status,
+                     "ended": end.to_edition if end and status != "alive" else "",
+                     "last_changed": history.last_changed[rule_key(last)], "modifications": modifications[lineage]})
+    return frame("lineages", rows)
 
 
-def _agrees(tag: str, changed: str, first: str, complete: list[str]) -> str:
-    """"yes" when the tag's date lies after the complete edition before `changed` and no later than
-    `changed`; "unknown" when the rule's wording goes back to its first edition in the corpus and
-    the tag is older than that (the corpus cannot tell); "no" otherwise."""
-    before = [e for e in complete if e < changed]
-    if changed == first and tag <= changed:
-        return "unknown" if tag < changed else "yes"
-    low = before[-1] if before else ""
-    return "yes" if low < tag <= changed else "no"
+def reference_rows(rules: list[Rule]) -> pd.DataFrame:
+    kinds: dict[tuple[str, str], str] = {}
+    for r in rules:
+        if r.kind not in ("glossary", "commentary"):
+            kinds.setdefault((r.edition, r.rule_id), r.kind)
+    rows = [{"edition": r.edition, "rule_id": r.rule_id, "kind": r.kind, "occurrence": r.occurrence,
+             "target": t, "target_exists": (r.edition, t) in kinds, "target_kind": kinds.get((r.edition, t), "")}
+            for r in rules for t in r.references]
+    return frame("references", rows)
+
+
+def terminology_rows(history: History) -> pd.DataFrame:
+    counts = Counter((c.from_edition, c.to_edition, old, new) for c in history.changes
+                     for old, new in c.substitutions)
+    rows = [{"from_edition": a, "to_edition": b, "old": old, "new": new, "count": n}
+            for (a, b, old, new), n in sorted(counts.items(), key=lambda kv: (kv[0][0], kv[0][1], -kv[1], kv[0]))]
+    return frame("terminology", rows)
 
 
 def edition_rows(eds: list[Edition], rules: list[Rule]) -> pd.DataFrame:
@@ -130,14 +116,16 @@ def edition_rows(eds: list[Edition], rules: list[Rule]) -> pd.DataFrame:
                      "rulings": c.get("ruling", 0), "glossary": c.get("glossary", 0),
                      "commentary": c.get("commentary", 0), "examples": examples.get(e.edition, 0),
                      "conflicts": e.conflicts})
-    return pd.DataFrame(rows, columns=EDITION_COLUMNS)
+    return frame("editions", rows)
 
 
-def glossary_rows(rules: list[Rule]) -> pd.DataFrame:
-    rows = [{"edition": r.edition, "term": r.title, "definition": r.text, "examples": r.examples,
-             "references": r.references, "source": r.source, "line_start": r.line_start, "line_end": r.line_end}
+def glossary_rows(rules: list[Rule], history: History | None = None) -> pd.DataFrame:
+    rows = [{"edition": r.edition, "term": r.title, "occurrence": r.occurrence, "definition": r.text,
+             "examples": r.examples, "references": r.references,
+             "lineage_id": history.lineage.get(rule_key(r), "") if history else "", "source": r.source,
+             "line_start": r.line_start, "line_end": r.line_end}
             for r in rules if r.kind == "glossary"]
-    return pd.DataFrame(rows, columns=GLOSSARY_COLUMNS)
+    return frame("glossary", rows)
 
 
 def source_rows(docs: list[CleanDoc], rejections: list[Rejection], records: dict[str, int]) -> pd.DataFrame:
@@ -145,7 +133,7 @@ def source_rows(docs: list[CleanDoc], rejections: list[Rejection], records: dict
     for d in docs:
         s = d.source
         by_reason = d.discarded_by_reason()
-        rows.append({"source_id": s.source_id, "path": str(s.path), "format": s.format, "kind": s.kind,
+        rows.append({"source_id": s.source_id, "path": _shown(s.path), "format": s.format, "kind": s.kind,
                      "edition": d.edition or "", "edition_end": s.edition_end or "", "encoding": s.encoding,
                      "sha256": s.sha256, "bytes": s.n_bytes, "chars_total": d.chars_total,
                      "chars_kept": d.chars_kept, "chars_discarded": sum(by_reason.values()),
@@ -153,30 +141,87 @@ def source_rows(docs: list[CleanDoc], rejections: list[Rejection], records: dict
                      "records": records.get(s.source_id, 0), "wrapped": d.wrapped, "complete": d.complete,
                      "warnings": list(d.warnings), "rejection": ""})
     for r in rejections:
-        rows.append({"source_id": r.path.stem, "path": str(r.path), "format": "", "kind": "", "edition": "",
+        rows.append({"source_id": r.path.stem, "path": _shown(r.path), "format": "", "kind": "", "edition": "",
                      "edition_end": "", "encoding": "", "sha256": r.sha256, "bytes": r.n_bytes, "chars_total": 0,
                      "chars_kept": 0, "chars_discarded": 0, "discarded_by_reason": {}, "paragraphs": 0,
                      "records": 0, "wrapped": False, "complete": False, "warnings": [], "rejection": r.reason})
-    frame = pd.DataFrame(rows, columns=SOURCE_COLUMNS)
-    return frame.sort_values(["source_id", "path"], kind="stable").reset_index(drop=True)
+    return frame("sources", rows).sort_values(["source_id", "path"], kind="stable").reset_index(drop=True)
+
+
+def _shown(path: Path) -> str:
+    """The file under the name of the folder it was found in (raw/000_....txt, cr-archive/2003-10-01.txt):
+    the same whatever the working directory, so outputs stay byte-identical."""
+    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
 
 
 def discard_rows(docs: list[CleanDoc]) -> pd.DataFrame:
     rows = [{"source_id": d.source.source_id, "line": x.line, "reason": x.reason, "chars": x.size, "text": x.text}
             for d in docs for x in d.discards if x.reason not in LAYOUT]
-    return pd.DataFrame(rows, columns=DISCARD_COLUMNS)
+    return frame("discards", rows)
 
 
-def write_table(frame: pd.DataFrame, folder: Path, name: str, jsonl: bool = True) -> None:
-    """name.csv (list fields as JSON strings) and name.jsonl (one JSON object per line)."""
-    records = frame.to_dict(orient="records")
-    if jsonl:
-        lines = [json.dumps(_plain(row), ensure_ascii=False) for row in records]
+def renumbering_rows(history: History) -> pd.DataFrame:
+    return frame("renumberings", cascades(history.changes))
+
+
+def citation_rows(rules: list[Rule], history: History, eds: list[Edition]) -> pd.DataFrame:
+    """Every citation tag, with what the computed history says about it: for a [CompRules date]
+    tag, whether the date falls in the window where the rule's wording last changed; for a
+    [CR 204.1a] tag, which rule that is in the cited edition and in the latest one."""
+    complete = sorted(e.edition for e in eds if e.complete)
+    latest_number: dict[str, str] = {}  # lineage -> its number in the latest edition that has it
+    for k, lineage in sorted(history.lineage.items()):
+        latest_number[lineage] = k[2]
+    cited = cited_lineages(rules, history)
+    first_seen: dict[str, str] = {}
+    for k, lineage in sorted(history.lineage.items()):
+        first_seen.setdefault(lineage, k[0])
+    rows = []
+    for r in rules:
+        for n, c in enumerate(r.citations, 1):
+            row = {"edition": r.edition, "source": r.source, "rule_id": r.rule_id, "n": n, "part": c.part,
+                   "cited_by": c.source, "value": c.value, "text": c.text, "lineage_id": "", "linked_by": "",
+                   "last_changed": "", "agrees": "", "rule_in_cited_edition": "", "rule_in_latest_edition": ""}
+            if c.source == "CR":
+                lineage, how = cited.get((r.edition, r.rule_id, c.value), ("", ""))
+                row.update(lineage_id=lineage, linked_by=how,
+                           rule_in_cited_edition=c.value if how == "number" else "",
+                           rule_in_latest_edition=latest_number.get(lineage, ""))
+            elif re.fullmatch(r"\d{4}-\d\d-\d\d", c.value):
+                key = rule_key(r)
+                lineage, changed = history.lineage.get(key, ""), history.last_changed.get(key, "")
+                row.update(lineage_id=lineage, linked_by="tagged rule", last_changed=changed,
+                           rule_in_latest_edition=latest_number.get(lineage, ""))
+                if c.source == "CompRules" and changed:
+                    row["agrees"] = _agrees(c.value, changed, first_seen.get(lineage, ""), complete)
+            rows.append(row)
+    return frame("citations", rows)
+
+
+def _agrees(tag: str, changed: str, first: str, complete: list[str]) -> str:
+    """"yes" when the tag's date lies after the complete edition before `changed` and no later than
+    `changed`; "unknown" when the rule's wording goes back to its first edition in the corpus and
+    the tag is older than that (the corpus cannot tell); "no" otherwise."""
+    before = [e for e in complete if e < changed]
+    if changed == first and tag <= changed:
+        return "unknown" if tag < changed else "yes"
+    low = before[-1] if before else ""
+    return "yes" if low < tag <= changed else "no"
+
+
+def write_table(data: pd.DataFrame, folder: Path, name: str) -> None:
+    """name.csv (list and object fields as JSON strings) and, unless the schema says not,
+    name.jsonl (one JSON object per line)."""
+    table = BY_NAME[name]
+    assert list(data.columns) == table.names, f"{name}: columns drift from pipeline/schema.py"
+    nested = [c.name for c in table.columns if c.type in ("array", "object")]
+    if table.jsonl:
+        lines = [json.dumps(_plain(row), ensure_ascii=False) for row in data.to_dict(orient="records")]
         write_atomic(folder / f"{name}.jsonl", "".join(line + "\n" for line in lines))
-    flat = frame.copy()
-    for column in flat.columns:
-        if column in LIST_COLUMNS:
-            flat[column] = [json.dumps(v, ensure_ascii=False) for v in flat[column]]
+    flat = data.copy()
+    for column in nested:
+        flat[column] = [json.dumps(v if not isinstance(v, tuple) else list(v), ensure_ascii=False)
+                        for v in flat[column]]
     write_atomic(folder / f"{name}.csv", flat.to_csv(index=False, lineterminator="\r\n"))
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from pipeline import export, lineage
+from pipeline import datapackage, export, lineage
 from pipeline.edition import Edition, editions, merge
 from pipeline.overrides import read_overrides
 from pipeline.ingest import Ingested, ingest
@@ -24,6 +24,8 @@ class Result:
     rules: list[Rule] = field(default_factory=list)
     editions: list[Edition] = field(default_factory=list)
     history: lineage.History | None = None
+    sources_frame: object = None
+    discards_frame: object = None
     seconds: dict[str, float] = field(default_factory=dict)
     cache: tuple[int, int] = (0, 0)  # (paragraphs analysed now, paragraphs in the cache)
 
@@ -62,17 +64,28 @@ def run_segment(raw: Path, corpora: list[Path], processed: Path, quiet: bool = F
     start = time.perf_counter()
     records = Counter(s for r in rules for s in r.source.split(";"))
     _write_sources(result, processed, records)
-    export.write_table(export.rule_rows(result.rules, result.history), processed, "rules")
-    export.write_table(export.change_rows(result.history), processed, "changes")
-    export.write_table(export.renumbering_rows(result.history), processed, "renumberings")
-    export.write_table(export.citation_rows(result.rules, result.history, result.editions), processed, "citations")
-    export.write_table(export.edition_rows(result.editions, result.rules), processed, "editions")
-    export.write_table(export.glossary_rows(result.rules), processed, "glossary")
+    rules, history, eds = result.rules, result.history, result.editions
+    tables = {
+        "rules": export.rule_rows(rules, history),
+        "changes": export.change_rows(history),
+        "lineages": export.lineage_rows(rules, history, eds),
+        "editions": export.edition_rows(eds, rules),
+        "references": export.reference_rows(rules),
+        "citations": export.citation_rows(rules, history, eds),
+        "glossary": export.glossary_rows(rules, history),
+        "terminology": export.terminology_rows(history),
+        "renumberings": export.renumbering_rows(history),
+    }
+    for name, data in tables.items():
+        export.write_table(data, processed, name)
+    datapackage.write(processed, tables | {"sources": result.sources_frame, "discards": result.discards_frame})
     result.seconds["export"] = time.perf_counter() - start
     return result
 
 
 def _write_sources(result: Result, processed: Path, records: Counter | None = None) -> None:
     ing = result.ingested
-    export.write_table(export.source_rows(ing.docs, ing.rejections, records or {}), processed, "sources")
-    export.write_table(export.discard_rows(ing.docs), processed, "discards", jsonl=False)
+    result.sources_frame = export.source_rows(ing.docs, ing.rejections, records or {})
+    result.discards_frame = export.discard_rows(ing.docs)
+    export.write_table(result.sources_frame, processed, "sources")
+    export.write_table(result.discards_frame, processed, "discards")

@@ -29,7 +29,9 @@ def test_run_on_the_seeds_is_deterministic(tmp_path):
         result = invoke("run", "--raw", RAW, "--processed", tmp_path / name / "processed",
                         "--reports", tmp_path / name / "reports", "--quiet", "--no-cache")
         assert result.exit_code == 0, result.output
-    for name in OUTPUTS:
+    written = sorted(p.name for p in (tmp_path / "a/processed").iterdir() if p.is_file())
+    assert set(OUTPUTS) < set(written) and {"datapackage.json", "README.md", "changes.csv"} < set(written)
+    for name in written:
         assert (tmp_path / "a/processed" / name).read_bytes() == (tmp_path / "b/processed" / name).read_bytes()
     assert (tmp_path / "a/reports/index.html").read_bytes() == (tmp_path / "b/reports/index.html").read_bytes()
     assert not list((tmp_path / "a/processed").glob(".*.tmp"))

@@ -1,0 +1,191 @@
+"""The datasets' schema, written once: column order for the exports, the Frictionless Data
+Package descriptor (processed/datapackage.json) and the data dictionary (processed/README.md)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    type: str  # Frictionless type: string | integer | number | boolean | date | array
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    name: str
+    description: str
+    columns: tuple[Column, ...]
+    primary_key: tuple[str, ...] = ()
+    foreign_keys: tuple[tuple[tuple[str, ...], str, tuple[str, ...]], ...] = ()  # (fields, table, fields)
+    jsonl: bool = True
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+
+def _cols(*specs: tuple[str, str, str]) -> tuple[Column, ...]:
+    return tuple(Column(*spec) for spec in specs)
+
+
+EDITION_FK = ((("edition",), "editions", ("edition",)),)
+LINEAGE_FK = ((("lineage_id",), "lineages", ("lineage_id",)),)
+
+TABLES = (
+    Table("rules", "One row per rule (heading, glossary entry, ruling, commentary note) per edition.", _cols(
+        ("edition", "date", "Date of the edition the record belongs to (a range's start for a dated range)."),
+        ("source", "string", "Source id(s), ';'-joined; the first is the one the text and lines come from."),
+        ("rule_id", "string", "Number as printed, without a trailing period; glossary: the term; commentary: <source>.c<n>."),
+        ("occurrence", "integer", "1, or 2 for the second printing of a number printed twice."),
+        ("kind", "string", "part, chapter, section, rule, subrule, ruling, glossary, commentary or fragment."),
+        ("parent", "string", "The rule_id it belongs under (212.2a -> 212.2 -> 212 -> 2)."),
+        ("lineage_id", "string", "The rule's identity across editions: where it first appeared (edition:rule_id)."),
+        ("last_changed", "date", "Edition of the lineage's last wording change (or its first edition)."),
+        ("title", "string", "Heading title or glossary term."),
+        ("text", "string", "Readable text, unwrapped, original typography, citation tags removed."),
+        ("compare", "string", "Comparison form: quotes, dashes, trademarks, italics underscores folded."),
+        ("examples", "array", "Every example, in order (JSON list of strings)."),
+        ("sentences", "array", "The text's sentences (JSON list of strings)."),
+        ("references", "array", "Rule ids the text points to, ranges expanded (JSON list)."),
+        ("citations", "array", "Citation tags: JSON list of {source, value, text, part}."),
+        ("flags", "array", "partial, truncated, duplicate, conflict, placeholder, orphan (JSON list)."),
+        ("variants", "array", "Other sources' differing texts, when flagged conflict (JSON list)."),
+        ("line_start", "integer", "First line of the record in its source file."),
+        ("line_end", "integer", "Last line of the record in its source file."),
+    ), ("edition", "kind", "rule_id", "occurrence"), EDITION_FK + LINEAGE_FK),
+    Table("changes", "One row per matched or unmatched rule per pair of editions.", _cols(
+        ("from_edition", "date", "Edition the old text comes from."),
+        ("to_edition", "date", "Edition the new text comes from."),
+        ("lineage_id", "string", "Lineage of the rule (for a merge, the lineage that ends)."),
+        ("old_rule_id", "string", "Number in the old edition (empty when added)."),
+        ("new_rule_id", "string", "Number in the new edition (empty when removed)."),
+        ("kind", "string", "Kind of the record (in the new edition when there is one)."),
+        ("change", "string", "unchanged, cosmetic, reference, modified, added, removed, split, merged or first_seen."),
+        ("renumbered", "boolean", "The number changed."),
+        ("similarity", "number", "0-100: how alike the old and new texts are (comparison forms, examples included)."),
+        ("score", "number", "0-100: the alignment's score, similarity plus structural evidence."),
+        ("review", "boolean", "A borderline match a person should check."),
+        ("method", "string", "How the match was found: same, moved, fuzzy, override, split, merge, unmatched."),
+        ("ops", "array", "Word operations on the text: [tag, old_start, old_end, new_start, new_end, old_text, new_text]."),
+        ("title_ops", "array", "Word operations on the title."),
+        ("example_ops", "array", "Word operations per example position."),
+        ("substitutions", "array", "Short wording swaps seen: [[old, new], ...]."),
+    ), ("from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id", "change"), LINEAGE_FK),
+    Table("lineages", "One row per lineage: a rule followed through every edition it lived in.", _cols(
+        ("lineage_id", "string", "Identity: the edition and number where it first appeared."),
+        ("kind", "string", "Kind in its latest edition."),
+        ("first_edition", "date", "First edition it appears in."),
+        ("last_edition", "date", "Last edition it appears in."),
+        ("editions", "integer", "How many editions carry it."),
+        ("numbers", "array", "Every number it carried: JSON list of {rule_id, editions}."),
+        ("current_rule_id", "string", "Its number in its last edition."),
+        ("status", "string", "alive (in the latest complete edition), removed, merged, or unknown (only in fragments)."),
+        ("ended", "date", "Edition that removed it or merged it away (empty while alive)."),
+        ("last_changed", "date", "Edition of its last wording change."),
+        ("modifications", "integer", "How many times its wording changed."),
+    ), ("lineage_id",)),
+    Table("editions", "One row per edition.", _cols(
+        ("edition", "date", "Date of the edition (effective date stated in its text)."),
+        ("edition_end", "date", "End of the date range, when only fragments of unknown date give it."),
+        ("status", "string", "complete (a whole official edition) or fragment."),
+        ("sources", "array", "Source ids that give it (JSON list)."),
+        ("records", "integer", "Records of every kind."),
+        ("parts", "integer", "Parts (1. Game Concepts)."),
+        ("chapters", "integer", "Chapters (205. Type Line)."),
+        ("sections", "integer", "Numbered headings inside chapters (212.2 Artifacts)."),
+        ("rules", "integer", "Numbered rules with text (rules + sections = the CR's own count of rules)."),
+        ("subrules", "integer", "Lettered subrules."),
+        ("rulings", "integer", "Rulings (212.8.Ruling.1)."),
+        ("glossary", "integer", "Glossary entries."),
+        ("commentary", "integer", "Commentary notes."),
+        ("examples", "integer", "Examples attached to numbered records."),
+        ("conflicts", "integer", "Records whose sources disagree."),
+    ), ("edition",)),
+    Table("sources", "One row per source file, with the character accounting.", _cols(
+        ("source_id", "string", "File name without extension."),
+        ("path", "string", "The file, under the name of the folder it was found in (raw/..., cr-archive/...)."),
+        ("format", "string", "official, rulings-text, rulings-html, copy, wiki-text, wiki-html or markdown."),
+        ("kind", "string", "official rules, rulings page, commentary or copy."),
+        ("edition", "date", "Edition it reflects."),
+        ("edition_end", "date", "End of its date range, if only a range is known."),
+        ("encoding", "string", "Encoding it was decoded with."),
+        ("sha256", "string", "SHA-256 of the file's bytes."),
+        ("bytes", "integer", "File size."),
+        ("chars_total", "integer", "Characters after decoding."),
+        ("chars_kept", "integer", "Characters kept in records."),
+        ("chars_discarded", "integer", "Characters discarded (chars_kept + chars_discarded = chars_total)."),
+        ("discarded_by_reason", "object", "Discarded characters by reason (JSON object)."),
+        ("paragraphs", "integer", "Paragraphs kept."),
+        ("records", "integer", "Records drawn from it."),
+        ("wrapped", "boolean", "Hard-wrapped lines were joined back into paragraphs."),
+        ("complete", "boolean", "A whole official edition."),
+        ("warnings", "array", "Warnings (JSON list)."),
+        ("rejection", "string", "Why the file was not used (empty when it was)."),
+    ), ("source_id", "path")),
+    Table("discards", "One row per discarded passage (line breaks, blank lines and indentation are only counted).", _cols(
+        ("source_id", "string", "Source id."),
+        ("line", "integer", "Line in the source (0 for HTML markup)."),
+        ("reason", "string", "Why it was discarded."),
+        ("chars", "integer", "Characters discarded."),
+        ("text", "string", "The discarded text."),
+    ), jsonl=False),
+    Table("references", "One row per rule-to-rule reference, per edition.", _cols(
+        ("edition", "date", "Edition."),
+        ("rule_id", "string", "The referring record."),
+        ("kind", "string", "Its kind."),
+        ("occurrence", "integer", "Its occurrence."),
+        ("target", "string", "The rule id referred to (a part number for 'section 3')."),
+        ("target_exists", "boolean", "The target exists in the same edition (false: a dangling reference)."),
+        ("target_kind", "string", "The target's kind, when it exists."),
+    ), ("edition", "kind", "rule_id", "occurrence", "target"), EDITION_FK),
+    Table("citations", "One row per citation tag ([CompRules 2007/10/01], [CR 204.1a], [D'Angelo 2007/10/20]).", _cols(
+        ("edition", "date", "Edition of the record carrying the tag."),
+        ("source", "string", "Its source."),
+        ("rule_id", "string", "The record carrying the tag."),
+        ("n", "integer", "Position of the tag within the record."),
+        ("part", "string", "text, or example N: what the tag is attached to."),
+        ("cited_by", "string", "The tag's source: CompRules, CR, D'Angelo, Future Sight FAQ ..."),
+        ("value", "string", "The tag's date (ISO) or cited rule number."),
+        ("text", "string", "The tag as printed."),
+        ("lineage_id", "string", "Lineage of the cited rule (CR) or of the tagged rule."),
+        ("linked_by", "string", "number, quoted text (commentary matched by its words) or tagged rule."),
+        ("last_changed", "date", "For a date tag: the computed edition of the tagged rule's last wording change."),
+        ("agrees", "string", "yes / no / unknown: does the tag's date fall where the computed history puts the change."),
+        ("rule_in_cited_edition", "string", "For a CR tag: the cited rule, when that edition is in the run."),
+        ("rule_in_latest_edition", "string", "The lineage's number in the latest edition that has it."),
+    ), ("edition", "rule_id", "n"), EDITION_FK + LINEAGE_FK),
+    Table("glossary", "One row per glossary entry per edition.", _cols(
+        ("edition", "date", "Edition."),
+        ("term", "string", "The term."),
+        ("occurrence", "integer", "1, or 2 for a term printed twice."),
+        ("definition", "string", "Its definition (paragraphs joined by newlines)."),
+        ("examples", "array", "Examples (JSON list)."),
+        ("references", "array", "Rules it points to (JSON list)."),
+        ("lineage_id", "string", "The entry's identity across editions."),
+        ("source", "string", "Source id(s)."),
+        ("line_start", "integer", "First line in the source."),
+        ("line_end", "integer", "Last line in the source."),
+    ), ("edition", "term", "occurrence"), EDITION_FK + LINEAGE_FK),
+    Table("terminology", "For each pair of editions, how often each wording substitution was seen in its changes.", _cols(
+        ("from_edition", "date", "Old edition."),
+        ("to_edition", "date", "New edition."),
+        ("old", "string", "Wording replaced (lower case)."),
+        ("new", "string", "Wording that replaced it."),
+        ("count", "integer", "Times seen."),
+    ), ("from_edition", "to_edition", "old", "new")),
+    Table("renumberings", "Runs of renumbered rules summarised as ranges.", _cols(
+        ("from_edition", "date", "Old edition."),
+        ("to_edition", "date", "New edition."),
+        ("scope", "string", "The chapter (rule runs) or rule (subrule runs) the run sits in."),
+        ("first_old", "string", "First number of the run in the old edition."),
+        ("last_old", "string", "Last number of the run in the old edition."),
+        ("first_new", "string", "First number in the new edition."),
+        ("last_new", "string", "Last number in the new edition."),
+        ("shift", "integer", "Numbers (or subrule letters) moved by."),
+        ("count", "integer", "Rules in the run."),
+        ("summary", "string", "The run in words: 702.11–702.82 shifted +1."),
+    ), ("from_edition", "to_edition", "scope", "first_old")),
+)
+BY_NAME = {t.name: t for t in TABLES}
