@@ -14,6 +14,7 @@ from pipeline.records import Rule
 TOKEN = re.compile(r"(?:\d{3}(?:\.\d+[a-z]?(?:-[a-z])?)?(?![\w])|\w+(?:['’]\w+)*|[^\w\s])\s*|^\s+")
 SEVERITY = ("unchanged", "cosmetic", "reference", "modified")
 MAX_SUBSTITUTION_WORDS = 4
+WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
 
 
 def word_ops(a: str, b: str) -> tuple[tuple, ...]:
@@ -98,13 +99,14 @@ def substitutions(ops) -> tuple[tuple[str, str], ...]:
     for tag, _, _, _, _, old_text, new_text in ops:
         if tag != "replace":
             continue
-        a, b = old_text.strip().lower(), new_text.strip().lower()
+        a, b = compare_form(old_text).lower(), compare_form(new_text).lower()
         if re.search(r"\d", a + b):
             continue
-        words_a, words_b = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", a), re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", b)
-        if not words_a or not words_b or len(words_a) > MAX_SUBSTITUTION_WORDS or len(words_b) > MAX_SUBSTITUTION_WORDS:
+        words_a, words_b = WORD.findall(a), WORD.findall(b)
+        if not words_a or not words_b or words_a == words_b:  # typography or punctuation only
             continue
-        out.append((" ".join(words_a), " ".join(words_b)))
+        if len(words_a) <= MAX_SUBSTITUTION_WORDS and len(words_b) <= MAX_SUBSTITUTION_WORDS:
+            out.append((" ".join(words_a), " ".join(words_b)))
     return tuple(out)
 
 
