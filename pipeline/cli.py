@@ -77,13 +77,15 @@ def segment(raw: Path, corpora: tuple[Path, ...], processed: Path, quiet: bool, 
         _summary(result)
 
 
-@main.command(name="report", help="Render the HTML reports from the datasets in --processed.")
+@main.command(name="report", help="Render the HTML reports from the datasets in --processed "
+                                   "(the sources in --raw/--corpus give the line-by-line source pages).")
+@inputs
 @outputs
 @click.option("--reports", default=Path("reports"), show_default=True, type=DIR, help="Where HTML is written.")
 @quiet_option
 @friendly_errors
-def report_(processed: Path, reports: Path, quiet: bool):
-    written = report.render(processed, reports)
+def report_(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, quiet: bool):
+    written = report.render(processed, reports, stages.sources_for_report(raw, list(corpora), processed))
     if not quiet:
         click.echo(f"wrote {len(written)} files to {reports}/")
 
@@ -100,7 +102,7 @@ def run(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, no
         no_cache: bool, quiet: bool):
     result = stages.run_segment(raw, list(corpora), processed, quiet, use_cache=not no_cache)
     if not no_reports:
-        report.render(processed, reports)
+        report.render(processed, reports, result.ingested.docs)
     if not quiet:
         _summary(result)
         click.echo(f"datasets in {processed}/" + ("" if no_reports else f", reports in {reports}/index.html"))

@@ -1,67 +1,270 @@
-"""HTML reports rendered from processed/ with jinja2 (autoescape on, StrictUndefined)."""
+"""HTML reports, rendered from processed/ with jinja2 (autoescape on, StrictUndefined).
+
+Pages: index (timeline, steps, search), one per pair of editions, one per lineage, sources
+audit (with each source's lines), terminology. Static files only: the script, stylesheet and
+search index are written into reports/ too, so everything opens from the file system.
+"""
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import shutil
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from pipeline.errors import PipelineError
+from pipeline.records import CleanDoc
+from pipeline.segment import natural_key
 from pipeline.store import write_atomic
 
-NEEDED = ("editions.csv", "sources.csv", "discards.csv")
+NEEDED = ("editions", "sources", "discards", "rules", "changes", "citations", "terminology", "renumberings")
 CLASSES = ("unchanged", "cosmetic", "reference", "modified", "added", "removed", "split", "merged", "first_seen")
+HIDDEN_BY_DEFAULT = ("unchanged", "cosmetic", "reference")
+STATIC = ("style.css", "app.js")
+TOP_TERMS = 8
 
 
 def environment() -> Environment:
-    return Environment(loader=PackageLoader("pipeline", "templates"), autoescape=select_autoescape(default=True),
-                       undefined=StrictUndefined, keep_trailing_newline=True)
+    env = Environment(loader=PackageLoader("pipeline", "templates"), autoescape=select_autoescape(default=True),
+                      undefined=StrictUndefined, keep_trailing_newline=True)
+    env.filters["lineage_href"] = lineage_file
+    env.filters["pair_href"] = pair_file
+    return env
 
 
-def render(processed: Path, reports: Path) -> list[Path]:
-    """Write reports/index.html and reports/sources.html; return the paths written."""
-    for name in NEEDED:
-        if not (processed / name).exists():
-            raise PipelineError(f"{name} is missing: run `python -m pipeline run` first", path=processed)
-    read = dict(keep_default_na=False, dtype=str)
-    editions = pd.read_csv(processed / "editions.csv", **read).to_dict(orient="records")
-    sources = pd.read_csv(processed / "sources.csv", **read).to_dict(orient="records")
-    discards = pd.read_csv(processed / "discards.csv", **read)
-    for e in editions:
+def lineage_file(lineage_id: str) -> str:
+    """2003-10-01:212.1b -> 2003-10-01_212.1b.html; awkward ids (glossary terms) get a hash."""
+    safe = lineage_id.replace(":", "_").replace("#", "~")
+    if not re.fullmatch(r"[A-Za-z0-9._~-]+", safe):
+        digest = hashlib.sha1(lineage_id.encode("utf-8")).hexdigest()[:10]
+        safe = re.sub(r"[^A-Za-z0-9._~-]+", "-", safe)[:60] + "-" + digest
+    return f"lineage/{safe}.html"
+
+
+def pair_file(a: str, b: str) -> str:
+    return f"pairs/{a}_{b}.html"
+
+
+def _read(processed: Path, name: str) -> pd.DataFrame:
+    path = processed / f"{name}.csv"
+    if not path.exists():
+        raise PipelineError(f"{name}.csv is missing: run `python -m pipeline run` first", path=processed)
+    return pd.read_csv(path, keep_default_na=False, dtype=str)
+
+
+def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None) -> list[Path]:
+    """Write every page; `docs` (the cleaned sources) adds a line-by-line page per source."""
+    data = {name: _read(processed, name) for name in NEEDED}
+    env = environment()
+    written: list[Path] = []
+
+    def page(name: str, template: str, **context) -> None:
+        depth = name.count("/")
+        html = env.get_template(template).render(root="../" * depth, **context)
+        write_atomic(reports / name, html)
+        written.append(reports / name)
+
+    for sub in ("pairs", "lineage", "sources"):  # pages of an earlier run must not linger
+        shutil.rmtree(reports / sub, ignore_errors=True)
+    rules = data["rules"]
+    rules["n"] = rules["rule_id"].map(natural_key)
+    editions = _editions(data["editions"])
+    steps = _steps(data["changes"], data["renumberings"])
+    page("index.html", "index.html", editions=editions, steps=steps, classes=CLASSES,
+         timeline=_timeline(editions, steps), sources=len(data["sources"]))
+    for step in steps:
+        page(pair_file(step["from"], step["to"]), "pair.html", step=step, classes=CLASSES,
+             hidden=HIDDEN_BY_DEFAULT, rows=_pair_rows(step, data["changes"], rules))
+    lineages = _lineages(rules, data["changes"], data["citations"])
+    for lineage in lineages:
+        page(lineage_file(lineage["id"]), "lineage.html", lineage=lineage)
+    sources = _sources(data["sources"], data["discards"])
+    texts = {d.source.source_id: d for d in docs or ()}
+    page("sources.html", "sources.html", sources=sources, with_lines=set(texts))
+    for source_id, doc in sorted(texts.items()):
+        page(f"sources/{source_id}.html", "source.html", source_id=source_id, lines=_lines(doc))
+    page("terminology.html", "terminology.html", **_terminology(data["terminology"]))
+    write_atomic(reports / "search-index.js", "window.CR_INDEX = " + json.dumps(
+        [_index_entry(x) for x in lineages], ensure_ascii=False, separators=(",", ":")) + ";\n")
+    for name in STATIC:
+        write_atomic(reports / name, (Path(__file__).parent / "templates" / name).read_bytes())
+    return written + [reports / "search-index.js"] + [reports / n for n in STATIC]
+
+
+def _editions(frame: pd.DataFrame) -> list[dict]:
+    out = frame.to_dict(orient="records")
+    for e in out:
         e["sources"] = json.loads(e["sources"])
-    for s in sources:
+        e["numbered"] = sum(int(e[k]) for k in ("parts", "chapters", "sections", "rules", "subrules", "rulings"))
+    return out
+
+
+def _steps(changes: pd.DataFrame, runs: pd.DataFrame) -> list[dict]:
+    out = []
+    for (a, b), group in changes.groupby(["from_edition", "to_edition"], sort=True):
+        counts = Counter(group["change"])
+        out.append({"from": a, "to": b, "counts": {c: counts.get(c, 0) for c in CLASSES},
+                    "changed": sum(counts.get(c, 0) for c in ("modified", "added", "removed", "split", "merged")),
+                    "renumbered": int((group["renumbered"] == "True").sum()),
+                    "review": int((group["review"] == "True").sum()),
+                    "runs": runs[(runs.from_edition == a) & (runs.to_edition == b)].to_dict(orient="records")})
+    return out
+
+
+def _timeline(editions: list[dict], steps: list[dict]) -> dict:
+    """Bars for an SVG timeline: numbered records per edition, and what changed to reach it."""
+    width, height, pad = 960, 180, 30
+    if not editions:
+        return {"width": width, "height": height, "bars": []}
+    top = max(e["numbered"] for e in editions) or 1
+    changed = Counter()
+    for s in steps:  # a fragment in between splits a step in two: count both halves
+        changed[s["to"]] += s["changed"]
+    slot = (width - 2 * pad) / len(editions)
+    bars = []
+    for i, e in enumerate(editions):
+        h = (height - 50) * e["numbered"] / top
+        c = (height - 50) * changed.get(e["edition"], 0) / top
+        x = pad + i * slot
+        bars.append({"x": round(x + slot * 0.15, 1), "w": round(slot * 0.7, 1), "y": round(height - 30 - h, 1),
+                     "h": round(h, 1), "cy": round(height - 30 - c, 1), "ch": round(c, 1),
+                     "label": e["edition"], "count": e["numbered"], "changed": changed.get(e["edition"], 0),
+                     "status": e["status"], "tx": round(x + slot / 2, 1)})
+    return {"width": width, "height": height, "bars": bars}
+
+
+def segments(old: str, new: str, ops: list) -> tuple[list, list, list]:
+    """(inline, left, right) lists of (tag, text) built from word operations; the template escapes."""
+    inline, left, right = [], [], []
+    pos_a = pos_b = 0
+    for _tag, a0, a1, b0, b1, old_text, new_text in ops:
+        if a0 > pos_a:
+            same = old[pos_a:a0]
+            inline.append(("same", same)), left.append(("same", same)), right.append(("same", new[pos_b:b0]))
+        if old_text:
+            inline.append(("del", old_text)), left.append(("del", old_text))
+        if new_text:
+            inline.append(("ins", new_text)), right.append(("ins", new_text))
+        pos_a, pos_b = a1, b1
+    if pos_a < len(old) or pos_b < len(new):
+        inline.append(("same", old[pos_a:])), left.append(("same", old[pos_a:])), right.append(("same", new[pos_b:]))
+    return inline, left, right
+
+
+def _texts(rules: pd.DataFrame) -> dict[tuple[str, str], dict]:
+    return {(r["edition"], r["rule_id"]): r for r in rules.to_dict(orient="records") if r["kind"] != "commentary"}
+
+
+def _pair_rows(step: dict, changes: pd.DataFrame, rules: pd.DataFrame) -> list[dict]:
+    group = changes[(changes.from_edition == step["from"]) & (changes.to_edition == step["to"])]
+    group = group[(group.change != "unchanged") | (group.renumbered == "True")]
+    olds = _texts(rules[rules.edition == step["from"]])
+    news = _texts(rules[rules.edition == step["to"]])
+    rows = []
+    for c in group.to_dict(orient="records"):
+        old = olds.get((step["from"], c["old_rule_id"]), {})
+        new = news.get((step["to"], c["new_rule_id"]), {})
+        old_text = old.get("text") or old.get("title") or ""
+        new_text = new.get("text") or new.get("title") or ""
+        ops = json.loads(c["ops"]) if old.get("text") or new.get("text") else json.loads(c["title_ops"])
+        inline, left, right = segments(old_text, new_text, ops)
+        number = c["new_rule_id"] or c["old_rule_id"]
+        chapter = number.split(".")[0] if number[:1].isdigit() else "glossary"
+        rows.append({**c, "inline": inline, "left": left, "right": right, "chapter": chapter,
+                     "key": natural_key(number), "lineage_href": lineage_file(c["lineage_id"])})
+    rows.sort(key=lambda r: (r["key"], r["old_rule_id"]))
+    return rows
+
+
+def _lineages(rules: pd.DataFrame, changes: pd.DataFrame, citations: pd.DataFrame) -> list[dict]:
+    by_step = {(c["lineage_id"], c["to_edition"]): c for c in changes.to_dict(orient="records")}
+    ends = {}
+    for c in changes[changes.change.isin(["removed", "merged"])].to_dict(orient="records"):
+        ends.setdefault(c["lineage_id"], c)
+    notes: dict[str, list[dict]] = {}
+    commentary = {(r["edition"], r["rule_id"]): r for r in rules[rules.kind == "commentary"].to_dict(orient="records")}
+    for c in citations.to_dict(orient="records"):
+        if c["lineage_id"] and c["cited_by"] == "CR":
+            note = commentary.get((c["edition"], c["rule_id"]))
+            if note and all(n["rule_id"] != note["rule_id"] for n in notes.get(c["lineage_id"], [])):
+                notes.setdefault(c["lineage_id"], []).append({**note, "cited": c["value"], "linked_by": c["linked_by"],
+                                                               "examples": json.loads(note["examples"])})
+    out = []
+    for lineage, group in rules[rules.lineage_id != ""].groupby("lineage_id", sort=True):
+        versions, previous = [], None
+        for r in group.sort_values("edition").to_dict(orient="records"):
+            step = by_step.get((lineage, r["edition"]))
+            change = step["change"] if step else ("first" if previous is None else "unchanged")
+            before = (previous["text"] or previous["title"]) if previous is not None else ""
+            now = r["text"] or r["title"]
+            ops = json.loads(step["ops"] if r["text"] else step["title_ops"]) if step and previous is not None else []
+            inline, _, _ = segments(before, now, ops) if ops else ([("same", now)], [], [])
+            versions.append({**r, "change": change, "renumbered": bool(step) and step["renumbered"] == "True",
+                             "inline": inline, "examples": json.loads(r["examples"]),
+                             "citations": json.loads(r["citations"]), "flags": json.loads(r["flags"]),
+                             "source_ids": r["source"].split(";")})
+            previous = r
+        out.append({"id": lineage, "versions": versions, "end": ends.get(lineage),
+                    "numbers": list(dict.fromkeys(v["rule_id"] for v in versions)), "kind": versions[-1]["kind"],
+                    "notes": notes.get(lineage, [])})
+    return out
+
+
+def _index_entry(lineage: dict) -> list:
+    last = lineage["versions"][-1]
+    return [lineage_file(lineage["id"]), " ".join(lineage["numbers"]), lineage["kind"],
+            lineage["versions"][0]["edition"], last["edition"], last["text"] or last["title"]]
+
+
+def _sources(sources: pd.DataFrame, discards: pd.DataFrame) -> list[dict]:
+    out = sources.to_dict(orient="records")
+    for s in out:
         s["discarded_by_reason"] = json.loads(s["discarded_by_reason"] or "{}")
         s["warnings"] = json.loads(s["warnings"] or "[]")
         s["discards"] = discards[discards["source_id"] == s["source_id"]].to_dict(orient="records")
-    steps = _steps(processed)
-    env = environment()
-    written = []
-    for name, context in (("index.html", {"editions": editions, "sources": sources, "steps": steps,
-                                          "classes": CLASSES}),
-                          ("sources.html", {"sources": sources})):
-        path = reports / name
-        write_atomic(path, env.get_template(name).render(**context))
-        written.append(path)
-    css = Path(__file__).parent / "templates" / "style.css"
-    write_atomic(reports / "style.css", css.read_bytes())
-    return written + [reports / "style.css"]
-
-
-def _steps(processed: Path) -> list[dict]:
-    """Change counts per pair of editions, from changes.csv, with the renumbering runs."""
-    path = processed / "changes.csv"
-    if not path.exists():
-        return []
-    changes = pd.read_csv(path, keep_default_na=False, dtype=str, usecols=["from_edition", "to_edition", "change",
-                                                                          "renumbered", "review"])
-    runs_path = processed / "renumberings.csv"
-    runs = pd.read_csv(runs_path, keep_default_na=False, dtype=str) if runs_path.exists() else pd.DataFrame()
-    out = []
-    for (a, b), group in changes.groupby(["from_edition", "to_edition"], sort=True):
-        counts = group["change"].value_counts().to_dict()
-        summaries = list(runs[(runs.from_edition == a) & (runs.to_edition == b)]["summary"]) if len(runs) else []
-        out.append({"from": a, "to": b, "counts": {c: counts.get(c, 0) for c in CLASSES},
-                    "renumbered": int((group["renumbered"] == "True").sum()),
-                    "review": int((group["review"] == "True").sum()), "runs": summaries})
     return out
+
+
+def _lines(doc: CleanDoc) -> list[dict]:
+    """Each line of a source with what became of it: kept, or the reasons it was discarded."""
+    from pipeline.clean import LINE_BREAK
+    reasons: dict[int, set[str]] = {}
+    for d in doc.discards:
+        if d.reason not in ("line breaks", "indentation and trailing spaces") and d.line:
+            reasons.setdefault(d.line, set()).add(d.reason)
+    lines = LINE_BREAK.split(doc.source.text)
+    return [{"no": i, "text": line, "why": ", ".join(sorted(reasons.get(i, ())))} for i, line in enumerate(lines, 1)]
+
+
+def _terminology(terms: pd.DataFrame) -> dict:
+    """The main wording substitutions, as small-multiple bar rows (one per substitution, one bar
+    per step), laid out for an SVG the template draws."""
+    if terms.empty:
+        return {"series": [], "steps": [], "width": 0, "height": 0, "top": [], "left": 0, "axis": 0}
+    terms = terms.assign(count=terms["count"].astype(int))
+    totals = terms.groupby(["old", "new"])["count"].sum().sort_values(ascending=False, kind="stable")
+    top = list(totals.index[:TOP_TERMS])
+    steps = sorted({(a, b) for a, b in zip(terms.from_edition, terms.to_edition)}, key=lambda s: (s[1], s[0]))
+    col, row, left = 64, 50, 380
+    series = []
+    for i, (old, new) in enumerate(top):
+        counts = terms[(terms.old == old) & (terms.new == new)]
+        by_step = {(a, b): int(c) for a, b, c in zip(counts.from_edition, counts.to_edition, counts["count"])}
+        peak = max(by_step.values())  # each row on its own scale: the shape over time is what matters
+        bars = []
+        for j, s in enumerate(steps):
+            n = by_step.get(s, 0)
+            h = max((row - 20) * n / peak, 1.5) if n else 0
+            bars.append({"x": left + j * col + 10, "y": round(i * row + row - 4 - h, 1), "h": round(h, 1), "n": n,
+                         "tx": left + j * col + 32, "step": f"{s[0]} → {s[1]}"})
+        series.append({"old": old, "new": new, "total": int(totals[(old, new)]), "y": i * row + row / 2 + 6,
+                       "bars": bars})
+    axis = len(top) * row + 14
+    return {"series": series, "left": left - 12, "axis": axis,
+            "steps": [{"x": left + j * col + 26, "to": s[1]} for j, s in enumerate(steps)],
+            "width": left + len(steps) * col + 40, "height": axis + 90,
+            "top": [{"old": o, "new": n, "total": int(totals[(o, n)])} for o, n in totals.index[:25]]}

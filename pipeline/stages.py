@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
 from tqdm import tqdm
 
 from pipeline import datapackage, export, lineage
@@ -89,3 +90,10 @@ def _write_sources(result: Result, processed: Path, records: Counter | None = No
     result.discards_frame = export.discard_rows(ing.docs)
     export.write_table(result.sources_frame, processed, "sources")
     export.write_table(result.discards_frame, processed, "discards")
+
+
+def sources_for_report(raw: Path, corpora: list[Path], processed: Path):
+    """The cleaned sources whose bytes are the ones the datasets were made from (same sha256)."""
+    made_from = set(pd.read_csv(processed / "sources.csv", dtype=str, keep_default_na=False)["sha256"]) \
+        if (processed / "sources.csv").exists() else set()
+    return [d for d in ingest(raw, corpora).docs if d.source.sha256 in made_from]

@@ -1,0 +1,74 @@
+// Search on the index page; filters and the inline / side-by-side switch on pair pages.
+// Plain DOM, no library, nothing fetched: everything is in files beside this one.
+(function () {
+  "use strict";
+
+  function text(el, value) { el.textContent = value; return el; }
+
+  // --- search ---------------------------------------------------------------------------
+  var q = document.getElementById("q");
+  if (q && window.CR_INDEX) {
+    var results = document.getElementById("results");
+    var status = document.getElementById("search-status");
+    var NUMBER = /^\d{1,3}(\.\d+[a-z]?)?(\.Ruling\.\d+)?\.?$/i;
+    var run = function () {
+      var query = q.value.trim().toLowerCase().replace(/\.$/, "");
+      results.innerHTML = "";
+      if (!query) { text(status, ""); return; }
+      var found = [];
+      if (NUMBER.test(query)) {
+        window.CR_INDEX.forEach(function (e) {
+          if (e[1].toLowerCase().split(" ").indexOf(query) >= 0) { found.push(e); }
+        });
+      } else {
+        var words = query.split(/\s+/);
+        window.CR_INDEX.forEach(function (e) {
+          var hay = (e[1] + " " + e[5]).toLowerCase();
+          if (words.every(function (w) { return hay.indexOf(w) >= 0; })) { found.push(e); }
+        });
+      }
+      text(status, found.length + (found.length === 1 ? " rule" : " rules") +
+        (found.length > 50 ? " (first 50 shown)" : ""));
+      found.slice(0, 50).forEach(function (e) {
+        var li = document.createElement("li");
+        var a = text(document.createElement("a"), e[1].split(" ").join(" → "));
+        a.href = e[0];
+        li.appendChild(a);
+        li.appendChild(text(document.createElement("span"), " " + e[2] + ", " + e[3] + " – " + e[4] + ": "));
+        li.appendChild(text(document.createElement("span"), e[5].slice(0, 160))).className = "muted";
+        results.appendChild(li);
+      });
+    };
+    q.addEventListener("input", run);
+    if (q.value) { run(); }
+  }
+
+  // --- pair pages: filters and view ------------------------------------------------------
+  var filters = document.getElementById("filters");
+  if (filters) {
+    var rows = Array.prototype.slice.call(document.querySelectorAll("li.change"));
+    var chapter = document.getElementById("chapter");
+    var shown = document.getElementById("shown");
+    var apply = function () {
+      var on = {};
+      filters.querySelectorAll("input[name=class]").forEach(function (box) { on[box.value] = box.checked; });
+      var ch = chapter.value, n = 0;
+      rows.forEach(function (row) {
+        var visible = on[row.dataset.class] === true && (!ch || row.dataset.chapter === ch);
+        row.hidden = !visible;
+        if (visible) { n += 1; }
+      });
+      text(shown, n + " of " + rows.length + " shown");
+    };
+    filters.addEventListener("change", apply);
+    var view = function (side) {
+      document.body.classList.toggle("side", side);
+      document.body.classList.toggle("inline", !side);
+      document.getElementById("view-side").setAttribute("aria-pressed", String(side));
+      document.getElementById("view-inline").setAttribute("aria-pressed", String(!side));
+    };
+    document.getElementById("view-inline").addEventListener("click", function () { view(false); });
+    document.getElementById("view-side").addEventListener("click", function () { view(true); });
+    apply();
+  }
+})();
