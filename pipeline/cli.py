@@ -138,14 +138,20 @@ def history(rule: str, edition: str | None, as_json: bool, processed: Path):
 @click.argument("b")
 @click.option("--all", "show_all", is_flag=True, help="List unchanged rules too.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--report", "html", is_flag=True, help="Also write an HTML page to --reports/compare/.")
+@click.option("--reports", default=Path("reports"), show_default=True, type=DIR, help="Where HTML is written.")
 @outputs
 @friendly_errors
-def compare(a: str, b: str, show_all: bool, as_json: bool, processed: Path):
+def compare(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: Path, processed: Path):
     from pipeline import compare as cmp
     from pipeline.diff import redline
     from pipeline.segment import natural_key
     old, new = cmp.rules_of(a, processed), cmp.rules_of(b, processed)
     changes = sorted(cmp.compare(old, new), key=lambda c: natural_key(c.old_rule_id or c.new_rule_id))
+    if html:
+        name = f"{Path(a).stem}_{Path(b).stem}"
+        path = report.render_comparison(changes, old, new, reports, name)
+        click.echo(f"wrote {path}", err=True)
     if as_json:
         click.echo(json.dumps([{k: getattr(c, k) for k in ("old_rule_id", "new_rule_id", "kind", "change",
                                                            "renumbered", "similarity", "review", "ops")}

@@ -138,21 +138,33 @@ def _timeline(editions: list[dict], steps: list[dict]) -> dict:
 
 
 def segments(old: str, new: str, ops: list) -> tuple[list, list, list]:
-    """(inline, left, right) lists of (tag, text) built from word operations; the template escapes."""
+    """(inline, left, right) lists of (tag, text) built from word operations; the template escapes.
+    A space that closes both sides of a replacement is shown plain, so only the words are highlighted."""
     inline, left, right = [], [], []
     pos_a = pos_b = 0
     for _tag, a0, a1, b0, b1, old_text, new_text in ops:
-        if a0 > pos_a:
-            same = old[pos_a:a0]
-            inline.append(("same", same)), left.append(("same", same)), right.append(("same", new[pos_b:b0]))
-        if old_text:
-            inline.append(("del", old_text)), left.append(("del", old_text))
-        if new_text:
-            inline.append(("ins", new_text)), right.append(("ins", new_text))
+        if a0 > pos_a or b0 > pos_b:
+            inline.append(("same", old[pos_a:a0]))
+            left.append(("same", old[pos_a:a0]))
+            right.append(("same", new[pos_b:b0]))
+        tail = old_text[len(old_text.rstrip()):]
+        if not (old_text.strip() and new_text.strip() and new_text.endswith(tail)):
+            tail = ""  # only a space both sides end with is shown plain
+        old_core, new_core = old_text[:len(old_text) - len(tail)], new_text[:len(new_text) - len(tail)]
+        if old_core:
+            inline.append(("del", old_core))
+            left.append(("del", old_core))
+        if new_core:
+            inline.append(("ins", new_core))
+            right.append(("ins", new_core))
+        for parts in (inline, left, right):
+            parts.append(("same", tail))
         pos_a, pos_b = a1, b1
-    if pos_a < len(old) or pos_b < len(new):
-        inline.append(("same", old[pos_a:])), left.append(("same", old[pos_a:])), right.append(("same", new[pos_b:]))
-    return inline, left, right
+    inline.append(("same", old[pos_a:]))
+    left.append(("same", old[pos_a:]))
+    right.append(("same", new[pos_b:]))
+    drop_empty = lambda parts: [(t, x) for t, x in parts if x]  # noqa: E731
+    return drop_empty(inline), drop_empty(left), drop_empty(right)
 
 
 def _texts(rules: pd.DataFrame) -> dict[tuple[str, str], dict]:
@@ -268,3 +280,35 @@ def _terminology(terms: pd.DataFrame) -> dict:
             "steps": [{"x": left + j * col + 26, "to": s[1]} for j, s in enumerate(steps)],
             "width": left + len(steps) * col + 40, "height": axis + 90,
             "top": [{"old": o, "new": n, "total": int(totals[(o, n)])} for o, n in totals.index[:25]]}
+
+
+def render_comparison(changes, old_rules, new_rules, reports: Path, name: str) -> Path:
+    """A pair page for any two editions or files (`compare A B --report`), outside the run's pages."""
+    olds = {r.rule_id: r for r in old_rules}
+    news = {r.rule_id: r for r in new_rules}
+    counts = Counter(c.change for c in changes)
+    step = {"from": name.split("_")[0], "to": name.split("_")[-1], "counts": {c: counts.get(c, 0) for c in CLASSES},
+            "renumbered": sum(c.renumbered for c in changes), "review": sum(c.review for c in changes), "runs": []}
+    rows = []
+    for c in changes:
+        if c.change == "unchanged" and not c.renumbered:
+            continue
+        old, new = olds.get(c.old_rule_id), news.get(c.new_rule_id)
+        old_text = (old.text or old.title) if old else ""
+        new_text = (new.text or new.title) if new else ""
+        ops = c.ops if (old and old.text) or (new and new.text) else c.title_ops
+        inline, left, right = segments(old_text, new_text, [list(op) for op in ops])
+        number = c.new_rule_id or c.old_rule_id
+        rows.append({"old_rule_id": c.old_rule_id, "new_rule_id": c.new_rule_id, "change": c.change,
+                     "renumbered": str(c.renumbered), "review": str(c.review), "similarity": c.similarity,
+                     "inline": inline, "left": left, "right": right, "lineage_href": "",
+                     "chapter": number.split(".")[0] if number[:1].isdigit() else "glossary",
+                     "key": natural_key(number)})
+    rows.sort(key=lambda r: (r["key"], r["old_rule_id"]))
+    html = environment().get_template("pair.html").render(root="../", step=step, classes=CLASSES,
+                                                          hidden=HIDDEN_BY_DEFAULT, rows=rows)
+    path = reports / "compare" / f"{name}.html"
+    write_atomic(path, html)
+    for static in STATIC:
+        write_atomic(reports / static, (Path(__file__).parent / "templates" / static).read_bytes())
+    return path

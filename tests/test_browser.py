@@ -234,3 +234,34 @@ def test_archive_pages_have_no_broken_links_and_load_clean(page, archive_reports
     for path in sample:
         page.goto(path.as_uri())
         assert page.errors == [], path.name
+
+
+def test_compare_report_for_any_two_files(page, tmp_path):
+    from click.testing import CliRunner
+    from pipeline.cli import main
+    head = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game\n\n100. General\n\n"
+    (tmp_path / "a.txt").write_text(head.format("May 1, 2009") + "100.1. A player may play a card from his or her "
+                                    "hand.\n\n100.2. Each game has a winner.\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_text(head.format("July 11, 2009") + "100.1. Each game has a winner.\n\n100.2. A player "
+                                    "may cast a card from their hand.\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["compare", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--report",
+                                       "--reports", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    page.goto((tmp_path / "r/compare/a_b.html").as_uri())
+    assert page.locator("li.change:visible").count() == 1  # the renumbered-only one is hidden
+    assert page.locator("li.change:visible .inline-view ins").all_inner_texts() == ["cast", "their"]
+    page.check("input[value=unchanged]")
+    assert page.locator("li.change:visible").count() == 2
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("old, new", [
+    ("a b c", "a x c"), ("play the land now", "cast the spell now"), ("", "new text"), ("old text", ""),
+    ("A, B.", "A B."), ("x  y", "x y"),
+])
+def test_redline_segments_rebuild_both_texts(old, new):
+    from pipeline.diff import word_ops
+    inline, left, right = report.segments(old, new, [list(op) for op in word_ops(old, new)])
+    assert "".join(t for tag, t in left) == old
+    assert "".join(t for tag, t in right) == new
+    assert "".join(t for tag, t in inline if tag != "ins") == old
