@@ -2,9 +2,20 @@
 from __future__ import annotations
 
 import difflib
+import multiprocessing
+import re
+import resource
+import shutil
 import time
+from datetime import date, timedelta
+from pathlib import Path
 
+from pipeline import stages
 from pipeline.align import align
+from pipeline.clean import normalize_newlines
+from pipeline.decode import decode
+from pipeline.errors import SourceError
+from pipeline.patterns import EFFECTIVE_DATE
 from pipeline.records import Rule
 
 # Chains the July 2009 renumbering must keep whole, and the near-twins it must not swap.
@@ -53,3 +64,71 @@ def alignment_bench(old: list[Rule], new: list[Rule]) -> list[dict]:
         rows.append({"method": name, "seconds": seconds, "matched": len(pairs),
                      "chains": right, "correct": sum(right[k] == v for k, v in CHAINS_2009.items())})
     return rows
+
+
+# --- the whole archive -----------------------------------------------------------------------
+
+SPLIT = re.compile(r"(?m)^(?=\d{3}\.\d+[a-z]?\.? )")
+
+
+def naive_floor(corpora: list[Path]) -> tuple[float, int]:
+    """Decode every file and split it into rules with one regular expression: the floor."""
+    start = time.perf_counter()
+    pieces = 0
+    for folder in corpora:
+        for path in sorted(p for p in folder.iterdir() if p.is_file()):
+            try:
+                text, _ = decode(path.read_bytes(), path)
+            except SourceError:
+                continue
+            pieces += len(SPLIT.split(normalize_newlines(text)))
+    return time.perf_counter() - start, pieces
+
+
+def _child(queue, raw, corpora, processed, reports):
+    start = time.perf_counter()
+    result = stages.run_all(raw, corpora, processed, reports, quiet=True)
+    seconds = time.perf_counter() - start
+    queue.put({"seconds": seconds, "skipped": result is None,
+               "stages": {} if result is None else {k: round(v, 2) for k, v in result.seconds.items()},
+               "records": 0 if result is None else len(result.rules),
+               "editions": 0 if result is None else len(result.editions),
+               "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
+
+
+def timed_run(raw: Path, corpora: list[Path], processed: Path, reports: Path) -> dict:
+    """One whole run in a forked child (modules already imported, as in a warm interpreter), so
+    its peak memory is its own."""
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child, args=(queue, raw, corpora, processed, reports))
+    child.start()
+    out = queue.get()
+    child.join()
+    return out
+
+
+def simulate(corpora: list[Path], count: int, folder: Path) -> Path:
+    """`count` editions made from the corpus by copying its files with shifted effective dates
+    (the texts are the real ones; consecutive copies of one file are identical)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = sorted(p for c in corpora for p in c.iterdir() if p.is_file())
+    day = date(1990, 1, 1)
+    for n in range(count):
+        source = files[n % len(files)]
+        text, _ = decode(source.read_bytes(), source)
+        day += timedelta(days=90)
+        stamp = day.strftime("%B %d, %Y").replace(" 0", " ")
+        text = EFFECTIVE_DATE.sub(lambda m: m.group(0).replace(m.group("date"), stamp), text, count=1)
+        (folder / f"edition-{n:03d}.txt").write_text(text, encoding="utf-8")
+    return folder
+
+
+def change_one_file(corpus: Path, folder: Path) -> Path:
+    """A copy of the corpus in which one rule of the newest edition has one more word."""
+    shutil.copytree(corpus, folder)
+    newest = sorted(folder.iterdir())[-1]
+    text, _ = decode(newest.read_bytes(), newest)
+    newest.write_text(text.replace("100.1. These Magic rules apply", "100.1. These Magic rules always apply", 1),
+                      encoding="utf-8")
+    return folder

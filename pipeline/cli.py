@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
 import sys
 import textwrap
 from pathlib import Path
@@ -100,9 +101,12 @@ def report_(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path
 @friendly_errors
 def run(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, no_reports: bool,
         no_cache: bool, quiet: bool):
-    result = stages.run_segment(raw, list(corpora), processed, quiet, use_cache=not no_cache)
-    if not no_reports:
-        report.render(processed, reports, result.ingested.docs)
+    result = stages.run_all(raw, list(corpora), processed, None if no_reports else reports, quiet,
+                            use_cache=not no_cache)
+    if result is None:
+        if not quiet:
+            click.echo("nothing changed since the last run: the outputs are up to date")
+        return
     if not quiet:
         _summary(result)
         click.echo(f"datasets in {processed}/" + ("" if no_reports else f", reports in {reports}/index.html"))
@@ -171,28 +175,64 @@ def compare(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: 
                                                      100), "    "))
 
 
-@main.command(help="Benchmark the alignment of the July 2009 renumbering against a difflib baseline.")
+@main.command(help="Benchmark a corpus folder: the naive floor, the full run, an unchanged re-run, one "
+                   "changed file, peak memory, and the July 2009 alignment against a difflib baseline.")
 @click.option("--corpus", "corpora", multiple=True, type=EXISTING_DIR, required=True,
-              help="A folder holding the 2009-05-01 and 2009-07-11 editions (any file names).")
+              help="A folder of official rules files (any names). Repeatable.")
+@click.option("--raw", default=Path("raw"), show_default=True, type=EXISTING_DIR, help="The seed folder.")
+@click.option("--simulate", type=click.IntRange(0, 1000), default=0, show_default=True,
+              help="Also run over this many editions made by re-dating copies of the corpus files.")
 @friendly_errors
-def bench(corpora: tuple[Path, ...]):
+def bench(corpora: tuple[Path, ...], raw: Path, simulate: int):
+    import tempfile
+    from pipeline import bench as b
+    with tempfile.TemporaryDirectory(prefix="crdiff-bench-") as tmp:
+        tmp = Path(tmp)
+        floor, pieces = b.naive_floor(list(corpora))
+        click.echo(f"corpus: {', '.join(map(str, corpora))}; naive split found {pieces} pieces")
+        rows = [("(a) naive floor: decode + one regex", floor, None)]
+        full = b.timed_run(raw, list(corpora), tmp / "p", tmp / "r")
+        rows.append(("(b) full run, cold caches", full["seconds"], full["peak_mb"]))
+        again = b.timed_run(raw, list(corpora), tmp / "p", tmp / "r")
+        rows.append(("(c) re-run, nothing changed" + ("" if again["skipped"] else " (NOT skipped)"),
+                     again["seconds"], None))
+        if len(corpora) == 1:
+            changed = b.change_one_file(corpora[0], tmp / "changed")
+            shutil.copytree(tmp / "p", tmp / "p2")
+            one = b.timed_run(raw, [changed], tmp / "p2", tmp / "r2")
+            rows.append(("(f) one file changed (warm caches)", one["seconds"], None))
+        if simulate:
+            folder = b.simulate(list(corpora), simulate, tmp / "simulated")
+            sim = b.timed_run(raw, [folder], tmp / "ps", tmp / "rs")
+            rows.append((f"(g) {sim['editions']} editions (simulated), cold", sim["seconds"], sim["peak_mb"]))
+        click.echo(f"{'measure':<48} {'seconds':>9} {'x floor':>9} {'peak MB':>9}")
+        for name, seconds, peak in rows:
+            click.echo(f"{name:<48} {seconds:>9.3f} {seconds / floor:>9.1f} "
+                       f"{'' if peak is None else f'{peak:.0f}':>9}")
+        click.echo(f"full run by stage (s): {full['stages']}")
+        _alignment_bench(list(corpora))
+
+
+def _alignment_bench(corpora: list[Path]) -> None:
     from pipeline.bench import CHAINS_2009, alignment_bench
     from pipeline.segment import ParagraphCache, segment
-    docs = [d for d in _ingest_corpora(list(corpora)) if d.edition in ("2009-05-01", "2009-07-11")]
+    docs = [d for d in _ingest_corpora(corpora) if d.edition in ("2009-05-01", "2009-07-11")]
     editions = {d.edition: d for d in docs}
     if len(editions) < 2:
-        raise click.ClickException("the corpus must hold the 2009-05-01 and 2009-07-11 editions")
+        click.echo("(e) alignment bench skipped: the corpus lacks the 2009-05-01 and 2009-07-11 editions")
+        return
     cache = ParagraphCache()
     cache.analyse(p.text for d in editions.values() for p in d.paragraphs)
     old, new = (segment(editions[e], cache) for e in ("2009-05-01", "2009-07-11"))
     rows = alignment_bench(old, new)
     base = rows[1]["seconds"]
-    click.echo(f"{'method':<52} {'seconds':>8} {'x baseline':>10} {'matched':>8}  chains right")
+    click.echo(f"(e) {'alignment of 2009-05-01 -> 2009-07-11':<48} {'seconds':>8} {'x baseline':>10} "
+               f"{'matched':>8}  chains right")
     for row in rows:
-        click.echo(f"{row['method']:<52} {row['seconds']:>8.2f} {row['seconds'] / base:>10.3f} "
+        click.echo(f"    {row['method']:<48} {row['seconds']:>8.2f} {row['seconds'] / base:>10.3f} "
                    f"{row['matched']:>8}  {row['correct']}/{len(CHAINS_2009)}")
     for k, v in CHAINS_2009.items():
-        click.echo(f"  {k} -> {v}: " + ", ".join(f"{r['method'].split()[0]} {r['chains'][k]}" for r in rows))
+        click.echo(f"    {k} -> {v}: " + ", ".join(f"{r['method'].split()[0]} {r['chains'][k]}" for r in rows))
 
 
 def _ingest_corpora(corpora: list[Path]):

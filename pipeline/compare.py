@@ -7,7 +7,7 @@ from pathlib import Path
 from pipeline.errors import PipelineError
 from pipeline.history import load_rules
 from pipeline.ingest import read_source
-from pipeline.lineage import _change
+from pipeline.lineage import change_between
 from pipeline.align import align
 from pipeline.records import Rule, RuleChange
 from pipeline.segment import ParagraphCache, segment
@@ -36,7 +36,7 @@ def compare(a: list[Rule], b: list[Rule]) -> list[RuleChange]:
     for m in align(a, b):
         if m.old is not None and m.new is not None:
             kind = {"merge": "merged", "split": "split"}.get(m.method)
-            out.append(_change(a[m.old], b[m.new], "", m, kind))
+            out.append(change_between(a[m.old], b[m.new], "", m, kind))
         elif m.old is not None:
             out.append(RuleChange(ea, eb, "", a[m.old].rule_id, "", a[m.old].kind, "removed", False, 0.0, False,
                                   "unmatched"))

@@ -215,15 +215,11 @@ def write_table(data: pd.DataFrame, folder: Path, name: str) -> None:
     table = BY_NAME[name]
     assert list(data.columns) == table.names, f"{name}: columns drift from pipeline/schema.py"
     nested = [c.name for c in table.columns if c.type in ("array", "object")]
-    if table.jsonl:
-        lines = [json.dumps(_plain(row), ensure_ascii=False) for row in data.to_dict(orient="records")]
-        write_atomic(folder / f"{name}.jsonl", "".join(line + "\n" for line in lines))
+    if table.jsonl:  # pandas' C JSON writer: several times faster than json.dumps per row
+        text = data.to_json(orient="records", lines=True, force_ascii=False, date_format="iso") if len(data) else ""
+        write_atomic(folder / f"{name}.jsonl", text if not text or text.endswith("\n") else text + "\n")
     flat = data.copy()
     for column in nested:
         flat[column] = [json.dumps(v if not isinstance(v, tuple) else list(v), ensure_ascii=False)
                         for v in flat[column]]
     write_atomic(folder / f"{name}.csv", flat.to_csv(index=False, lineterminator="\r\n"))
-
-
-def _plain(row: dict) -> dict:
-    return {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}

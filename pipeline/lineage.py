@@ -6,8 +6,11 @@ not "removed" by it.
 """
 from __future__ import annotations
 
+import hashlib
+import pickle
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from rapidfuzz import fuzz
 
@@ -17,8 +20,10 @@ from pipeline.diff import classify, substitutions, word_ops
 from pipeline.edition import Edition
 from pipeline.overrides import Overrides
 from pipeline.records import Rule, RuleChange
+from pipeline.store import write_atomic
 
 PRIMARY = ("same", "moved", "fuzzy", "override")
+ALIGN_CACHE_VERSION = 1  # bump when alignment or diffs would come out differently
 
 
 def rule_key(r: Rule) -> tuple[str, str, str, int]:
@@ -40,7 +45,10 @@ class History:
     chain: list[str] = field(default_factory=list)  # editions in the order they were walked
 
 
-def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Overrides()) -> History:
+def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Overrides(),
+          cache: Path | None = None) -> History:
+    """Walk the editions in date order; `cache` (a folder) keeps each pair's alignment and diffs,
+    keyed by the pair's content, so an unchanged pair is never aligned twice."""
     history = History()
     by_edition: dict[str, list[Rule]] = {}
     for r in rules:
@@ -65,20 +73,20 @@ def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Override
             last_complete = edition if complete.get(edition) else None
             continue
         known = _step(history, known, records, edition, previous, last_complete, complete, last_changed,
-                      overrides)
+                      overrides, cache)
         previous = edition
         last_complete = edition if complete.get(edition) else last_complete
     return history
 
 
-def _step(history, known, records, edition, previous, last_complete, complete, last_changed, overrides):
+def _step(history, known, records, edition, previous, last_complete, complete, last_changed, overrides, cache):
     """Align what is known with the next edition; record a change row for every rule."""
     old = [r for _, r in known]
     force, forbid = overrides.for_pair(previous, edition)
     if last_complete and last_complete != previous:
         extra_force, extra_forbid = overrides.for_pair(last_complete, edition)
         force, forbid = force | extra_force, forbid | extra_forbid
-    matches = align(old, records, force, forbid)
+    matches, diffs = _aligned(old, records, force, forbid, cache)
     lineage_of_new: dict[int, str] = {}
     rows: list[RuleChange] = []
     ended, continued = set(), set()
@@ -87,7 +95,7 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
             lineage = known[m.old][0]
             lineage_of_new[m.new] = lineage
             continued.add(m.old)
-            change = _change(old[m.old], records[m.new], lineage, m)
+            change = replace(diffs[(m.old, m.new, m.method)], lineage_id=lineage)
             if change.change == "modified":
                 last_changed[lineage] = edition
             rows.append(change)
@@ -95,7 +103,7 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
     for m in matches:
         if m.method == "merge" and m.old not in continued:
             ended.add(m.old)
-            rows.append(_change(old[m.old], records[m.new], known[m.old][0], m, "merged"))
+            rows.append(replace(diffs[(m.old, m.new, m.method)], lineage_id=known[m.old][0], change="merged"))
         elif m.method == "split" and m.new not in lineage_of_new and m.new not in extras:
             extras[m.new] = m
     for j, r in enumerate(records):
@@ -106,7 +114,7 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
         last_changed[lineage] = edition
         m = extras.get(j)
         if m is not None:
-            rows.append(_change(old[m.old], r, lineage, m, "split"))
+            rows.append(replace(diffs[(m.old, m.new, m.method)], lineage_id=lineage, change="split"))
         else:
             # New since the last complete edition; with none before, only first seen in this source.
             rows.append(RuleChange(last_complete or previous, edition, lineage, "", r.rule_id, r.kind,
@@ -128,7 +136,32 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
     return new_known
 
 
-def _change(a: Rule, b: Rule, lineage: str, m, change: str | None = None) -> RuleChange:
+def _aligned(old, new, force, forbid, cache: Path | None):
+    """The pair's matches and the diff of every matched pair, from the cache when the pair's
+    content (and the code that aligns it) is unchanged."""
+    path = None
+    if cache is not None:
+        key = hashlib.sha256(pickle.dumps((ALIGN_CACHE_VERSION, [_content(r) for r in old],
+                                           [_content(r) for r in new], sorted(force), sorted(forbid)))).hexdigest()
+        path = cache / f"{key[:32]}.pickle"
+        if path.exists():
+            try:
+                return pickle.loads(path.read_bytes())
+            except (pickle.UnpicklingError, EOFError, AttributeError, TypeError):
+                pass  # a damaged entry is recomputed
+    matches = align(old, new, force, forbid)
+    diffs = {(m.old, m.new, m.method): change_between(old[m.old], new[m.new], "", m)
+             for m in matches if m.old is not None and m.new is not None}
+    if path is not None:
+        write_atomic(path, pickle.dumps((matches, diffs), protocol=pickle.HIGHEST_PROTOCOL))
+    return matches, diffs
+
+
+def _content(r: Rule) -> tuple:
+    return (r.edition, r.kind, r.rule_id, r.occurrence, r.parent, r.title, r.text, r.compare, r.examples)
+
+
+def change_between(a: Rule, b: Rule, lineage: str, m, change: str | None = None) -> RuleChange:
     ops = word_ops(a.text, b.text)
     title_ops = word_ops(a.title, b.title)
     example_ops = tuple(word_ops(x, y) for x, y in zip(a.examples, b.examples))

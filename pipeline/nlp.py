@@ -25,6 +25,7 @@ DOTTED = r"^\d{3}\.\d+[a-z]?(?:-[a-z])?$"  # a reference needs no "rule" before 
 CHAPTER = r"^\d{3}$"  # ... but a bare "409" does: "rule 409"
 PART = re.compile(r"^[1-9]$")
 TITLE_MAX_WORDS = 9
+HAS_DIGIT = re.compile(r"\d")
 ANALYSIS_VERSION = 3  # bump when an Analysis would come out differently: it keys the cache
 
 for name in ("rule_id", "title"):
@@ -67,11 +68,12 @@ def rule_boundaries(doc: Doc) -> Doc:
     first = _leading_number(doc)
     if first:
         spans.append(first)
-    for i in range(1, len(doc) - 1):
-        if doc[i - 1].is_space and RULE_TOKEN.match(doc[i].text) and doc[i + 1].text in ("-", "–", "—"):
-            span = Span(doc, i, i + 2, label="RULE")
-            span._.rule_id = doc[i].text
-            spans.append(span)
+    if "  " in doc.text:  # a mid-line entry needs a run of spaces before it: most paragraphs have none
+        for i in range(1, len(doc) - 1):
+            if doc[i - 1].is_space and RULE_TOKEN.match(doc[i].text) and doc[i + 1].text in ("-", "–", "—"):
+                span = Span(doc, i, i + 2, label="RULE")
+                span._.rule_id = doc[i].text
+                spans.append(span)
     doc.spans["boundaries"] = spans
     doc._.example = len(doc) > 1 and doc[0].lower_ in ("example", "examples") and doc[1].text in (":", ".")
     return doc
@@ -116,6 +118,9 @@ def make_references(nlp: Language, name: str):
     matcher.add("SECTION", [[{"LOWER": {"IN": ["section", "sections"]}}, {"TEXT": {"REGEX": r"^[1-9]$"}}]])
 
     def rule_references(doc: Doc) -> Doc:
+        if not HAS_DIGIT.search(doc.text):  # every pattern needs a number: skip the matcher
+            doc.spans["references"] = []
+            return doc
         taken = {i for key in ("boundaries", "citations") for span in doc.spans[key]
                  for i in range(span.start, span.end)}
         found = []

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from pipeline.errors import PipelineError
 from pipeline.records import CleanDoc
 from pipeline.segment import natural_key
-from pipeline.store import write_atomic
+from pipeline.store import write_atomic, write_if_changed
 
 NEEDED = ("editions", "sources", "discards", "rules", "changes", "citations", "terminology", "renumberings")
 CLASSES = ("unchanged", "cosmetic", "reference", "modified", "added", "removed", "split", "merged", "first_seen")
@@ -65,20 +64,19 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None) -
     def page(name: str, template: str, **context) -> None:
         depth = name.count("/")
         html = env.get_template(template).render(root="../" * depth, **context)
-        write_atomic(reports / name, html)
+        write_if_changed(reports / name, html)
         written.append(reports / name)
 
-    for sub in ("pairs", "lineage", "sources"):  # pages of an earlier run must not linger
-        shutil.rmtree(reports / sub, ignore_errors=True)
     rules = data["rules"]
     rules["n"] = rules["rule_id"].map(natural_key)
     editions = _editions(data["editions"])
     steps = _steps(data["changes"], data["renumberings"])
     page("index.html", "index.html", editions=editions, steps=steps, classes=CLASSES,
          timeline=_timeline(editions, steps), sources=len(data["sources"]))
+    texts, by_step = _texts(rules), _changes_by_step(data["changes"])
     for step in steps:
-        page(pair_file(step["from"], step["to"]), "pair.html", step=step, classes=CLASSES,
-             hidden=HIDDEN_BY_DEFAULT, rows=_pair_rows(step, data["changes"], rules))
+        page(pair_file(step["from"], step["to"]), "pair.html", step=step, classes=CLASSES, hidden=HIDDEN_BY_DEFAULT,
+             rows=_pair_rows(step, by_step.get((step["from"], step["to"]), []), texts))
     lineages = _lineages(rules, data["changes"], data["citations"])
     for lineage in lineages:
         page(lineage_file(lineage["id"]), "lineage.html", lineage=lineage)
@@ -88,11 +86,20 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None) -
     for source_id, doc in sorted(texts.items()):
         page(f"sources/{source_id}.html", "source.html", source_id=source_id, lines=_lines(doc))
     page("terminology.html", "terminology.html", **_terminology(data["terminology"]))
-    write_atomic(reports / "search-index.js", "window.CR_INDEX = " + json.dumps(
+    write_if_changed(reports / "search-index.js", "window.CR_INDEX = " + json.dumps(
         [_index_entry(x) for x in lineages], ensure_ascii=False, separators=(",", ":")) + ";\n")
     for name in STATIC:
-        write_atomic(reports / name, (Path(__file__).parent / "templates" / name).read_bytes())
+        write_if_changed(reports / name, (Path(__file__).parent / "templates" / name).read_bytes())
+    _remove_stale(reports, set(written))
     return written + [reports / "search-index.js"] + [reports / n for n in STATIC]
+
+
+def _remove_stale(reports: Path, written: set[Path]) -> None:
+    """Pages an earlier run wrote that this one did not (a lineage that no longer exists)."""
+    for sub in ("pairs", "lineage", "sources"):
+        for path in (reports / sub).glob("*.html") if (reports / sub).is_dir() else ():
+            if path not in written:
+                path.unlink()
 
 
 def _editions(frame: pd.DataFrame) -> list[dict]:
@@ -171,13 +178,19 @@ def _texts(rules: pd.DataFrame) -> dict[tuple[str, str], dict]:
     return {(r["edition"], r["rule_id"]): r for r in rules.to_dict(orient="records") if r["kind"] != "commentary"}
 
 
-def _pair_rows(step: dict, changes: pd.DataFrame, rules: pd.DataFrame) -> list[dict]:
-    group = changes[(changes.from_edition == step["from"]) & (changes.to_edition == step["to"])]
-    group = group[(group.change != "unchanged") | (group.renumbered == "True")]
-    olds = _texts(rules[rules.edition == step["from"]])
-    news = _texts(rules[rules.edition == step["to"]])
+def _changes_by_step(changes: pd.DataFrame) -> dict[tuple[str, str], list[dict]]:
+    """The rows a pair page shows (all but the plain unchanged), grouped by step."""
+    shown = changes[(changes.change != "unchanged") | (changes.renumbered == "True")]
+    out: dict[tuple[str, str], list[dict]] = {}
+    for c in shown.to_dict(orient="records"):
+        out.setdefault((c["from_edition"], c["to_edition"]), []).append(c)
+    return out
+
+
+def _pair_rows(step: dict, changes: list[dict], texts: dict[tuple[str, str], dict]) -> list[dict]:
+    olds = news = texts
     rows = []
-    for c in group.to_dict(orient="records"):
+    for c in changes:
         old = olds.get((step["from"], c["old_rule_id"]), {})
         new = news.get((step["to"], c["new_rule_id"]), {})
         old_text = old.get("text") or old.get("title") or ""
@@ -205,10 +218,14 @@ def _lineages(rules: pd.DataFrame, changes: pd.DataFrame, citations: pd.DataFram
             if note and all(n["rule_id"] != note["rule_id"] for n in notes.get(c["lineage_id"], [])):
                 notes.setdefault(c["lineage_id"], []).append({**note, "cited": c["value"], "linked_by": c["linked_by"],
                                                                "examples": json.loads(note["examples"])})
+    groups: dict[str, list[dict]] = {}
+    for r in rules.to_dict(orient="records"):  # one conversion: per-group frames cost seconds
+        if r["lineage_id"]:
+            groups.setdefault(r["lineage_id"], []).append(r)
     out = []
-    for lineage, group in rules[rules.lineage_id != ""].groupby("lineage_id", sort=True):
+    for lineage in sorted(groups):
         versions, previous = [], None
-        for r in group.sort_values("edition").to_dict(orient="records"):
+        for r in sorted(groups[lineage], key=lambda r: r["edition"]):
             step = by_step.get((lineage, r["edition"]))
             change = step["change"] if step else ("first" if previous is None else "unchanged")
             before = (previous["text"] or previous["title"]) if previous is not None else ""

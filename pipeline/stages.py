@@ -1,6 +1,8 @@
 """The whole run as a short list of stage calls; each stage is also a CLI command of its own."""
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -12,11 +14,14 @@ from tqdm import tqdm
 from pipeline import datapackage, export, lineage
 from pipeline.edition import Edition, editions, merge
 from pipeline.overrides import read_overrides
-from pipeline.ingest import Ingested, ingest
+from pipeline.ingest import Ingested, discover, ingest
+from pipeline.schema import TABLES
+from pipeline.store import write_atomic
 from pipeline.records import Rule
 from pipeline.segment import ParagraphCache, segment
 
 CACHE_NAME = ".cache/paragraphs.pickle"
+ALIGN_CACHE = ".cache/align"
 
 
 @dataclass
@@ -60,7 +65,8 @@ def run_segment(raw: Path, corpora: list[Path], processed: Path, quiet: bool = F
     result.cache = (cache.misses, len(cache.data))
     result.seconds["segment"] = time.perf_counter() - start
     start = time.perf_counter()
-    result.history = lineage.build(result.rules, result.editions, read_overrides(raw))
+    result.history = lineage.build(result.rules, result.editions, read_overrides(raw),
+                                   processed / ALIGN_CACHE if use_cache else None)
     result.seconds["align"] = time.perf_counter() - start
     start = time.perf_counter()
     records = Counter(s for r in rules for s in r.source.split(";"))
@@ -97,3 +103,52 @@ def sources_for_report(raw: Path, corpora: list[Path], processed: Path):
     made_from = set(pd.read_csv(processed / "sources.csv", dtype=str, keep_default_na=False)["sha256"]) \
         if (processed / "sources.csv").exists() else set()
     return [d for d in ingest(raw, corpora).docs if d.source.sha256 in made_from]
+
+
+RUN_STAMP = ".cache/run.json"
+
+
+def fingerprint(raw: Path, corpora: list[Path], reports: Path | None) -> str:
+    """What the outputs depend on: every input file's bytes, the manifest and overrides, the
+    pipeline's own code and templates, and where the reports go."""
+    digest = hashlib.sha256()
+    files, _ = discover(raw, corpora)
+    extra = [raw / name for name in ("manifest.toml", "overrides.toml") if (raw / name).exists()]
+    code = sorted(p for p in Path(__file__).parent.rglob("*") if p.suffix in (".py", ".html", ".css", ".js"))
+    for path in [p for p, _ in files] + extra + code:
+        digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    digest.update(str(reports.resolve() if reports else "").encode())
+    return digest.hexdigest()
+
+
+def up_to_date(processed: Path, reports: Path | None, stamp: str) -> bool:
+    path = processed / RUN_STAMP
+    if not path.exists():
+        return False
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError):
+        return False
+    outputs = [processed / f"{t.name}.csv" for t in TABLES] + [processed / "datapackage.json"]
+    if reports is not None:
+        outputs.append(reports / "index.html")
+    return recorded.get("fingerprint") == stamp and all(p.exists() for p in outputs)
+
+
+def run_all(raw: Path, corpora: list[Path], processed: Path, reports: Path | None, quiet: bool = False,
+            use_cache: bool = True) -> Result | None:
+    """The whole job. With the cache on, a run whose inputs, code and outputs are unchanged does
+    nothing and returns None."""
+    stamp = fingerprint(raw, corpora, reports) if use_cache else ""
+    if use_cache and up_to_date(processed, reports, stamp):
+        return None
+    (processed / RUN_STAMP).unlink(missing_ok=True)  # an interrupted run must not look finished
+    result = run_segment(raw, corpora, processed, quiet, use_cache)
+    if reports is not None:
+        start = time.perf_counter()
+        from pipeline import report
+        report.render(processed, reports, result.ingested.docs)
+        result.seconds["report"] = time.perf_counter() - start
+    if use_cache:
+        write_atomic(processed / RUN_STAMP, json.dumps({"fingerprint": stamp}) + "\n")
+    return result

@@ -20,6 +20,19 @@ def write_atomic(path: Path, data: bytes | str) -> None:
         raise
 
 
+def write_if_changed(path: Path, data: bytes | str) -> bool:
+    """write_atomic, skipped when the file already holds exactly these bytes. Rewriting thousands
+    of identical report pages is the slowest thing a re-render does."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        if path.stat().st_size == len(raw) and path.read_bytes() == raw:
+            return False
+    except OSError:
+        pass
+    write_atomic(path, raw)
+    return True
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

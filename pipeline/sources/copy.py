@@ -21,7 +21,9 @@ MAX_OWN_CONFIDENCE = 0.05  # ... and the document's own language this unlikely (
 @lru_cache(maxsize=1)
 def detector():
     languages = [Language.from_iso_code_639_1(getattr(IsoCode639_1, code)) for code in CANDIDATES]
-    return LanguageDetectorBuilder.from_languages(*languages).build()
+    # Low-accuracy mode uses the small trigram models: it loads in milliseconds instead of 1.5 s,
+    # and the rule below drops a line only when its own language is all but ruled out.
+    return LanguageDetectorBuilder.from_languages(*languages).with_low_accuracy_mode().build()
 
 
 def language_of(text: str, want: str = "en") -> str | None:
