@@ -17,6 +17,7 @@ from pipeline.decode import decode
 from pipeline.errors import SourceError
 from pipeline.patterns import EFFECTIVE_DATE
 from pipeline.records import Rule
+from pipeline.sources.official import looks_official
 
 # Chains the July 2009 renumbering must keep whole, and the near-twins it must not swap.
 CHAINS_2009 = {"212.1b": "204.1a", "212.1d": "204.4b", "212.1e": "204.3d", "212.5b": "304.2", "212.7b": "307.2"}
@@ -91,7 +92,7 @@ def _child(queue, raw, corpora, processed, reports):
     seconds = time.perf_counter() - start
     queue.put({"seconds": seconds, "skipped": result is None,
                "stages": {} if result is None else {k: round(v, 2) for k, v in result.seconds.items()},
-               "records": 0 if result is None else len(result.rules),
+               "records": 0 if result is None else result.records,
                "editions": 0 if result is None else len(result.editions),
                "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
 
@@ -109,13 +110,20 @@ def timed_run(raw: Path, corpora: list[Path], processed: Path, reports: Path) ->
 
 
 def simulate(corpora: list[Path], count: int, folder: Path) -> Path:
-    """`count` editions made from the corpus by copying its files with shifted effective dates
-    (the texts are the real ones; consecutive copies of one file are identical)."""
+    """`count` editions made from the corpus by copying its files, in date order, with shifted
+    effective dates: each real edition stands for a run of identical copies, so consecutive
+    editions are mostly the same, as real consecutive editions are."""
     folder.mkdir(parents=True, exist_ok=True)
-    files = sorted(p for c in corpora for p in c.iterdir() if p.is_file())
+    files = []
+    for path in sorted(p for c in corpora for p in c.iterdir() if p.is_file()):
+        try:
+            if looks_official(decode(path.read_bytes(), path)[0]):
+                files.append(path)
+        except SourceError:
+            continue
     day = date(1990, 1, 1)
     for n in range(count):
-        source = files[n % len(files)]
+        source = files[n * len(files) // count]
         text, _ = decode(source.read_bytes(), source)
         day += timedelta(days=90)
         stamp = day.strftime("%B %d, %Y").replace(" 0", " ")

@@ -258,7 +258,7 @@ def _summary(result: stages.Result) -> None:
     for r in ing.rejections:
         click.echo(f"{r.path}: rejected: {r.reason}", err=True)
     if result.editions:
-        click.echo(f"{len(result.rules)} records in {len(result.editions)} editions "
+        click.echo(f"{result.records} records in {len(result.editions)} editions "
                    f"({result.cache[0]} paragraphs analysed, {result.cache[1]} cached)")
     timing = ", ".join(f"{k} {v:.1f}s" for k, v in result.seconds.items())
     click.echo(f"time: {timing}", err=True)

@@ -4,11 +4,11 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from pipeline.align import align
 from pipeline.errors import PipelineError
 from pipeline.history import load_rules
 from pipeline.ingest import read_source
 from pipeline.lineage import change_between
-from pipeline.align import align
 from pipeline.records import Rule, RuleChange
 from pipeline.segment import ParagraphCache, segment
 from pipeline.sources import ADAPTERS

@@ -62,25 +62,29 @@ def _resource(table: Table) -> dict:
             "dialect": DIALECT, "schema": schema}
 
 
-def dictionary(frames: dict[str, pd.DataFrame]) -> str:
+def summarize(data: pd.DataFrame) -> dict:
+    """What the dictionary needs of a table (its size and one example per column), so the table
+    itself can be freed once written."""
+    return {"rows": len(data), "examples": {c: _example(data, c) for c in data.columns}}
+
+
+def dictionary(summaries: dict[str, dict]) -> str:
     out = [INTRO]
     for t in TABLES:
-        data = frames.get(t.name)
-        rows = len(data) if data is not None else 0
+        summary = summaries.get(t.name, {"rows": 0, "examples": {}})
+        rows = summary["rows"]
         out.append(f"## `{t.name}` ({rows} rows in this run)\n\n{t.description}")
         if t.primary_key:
             out.append(f"Primary key: {', '.join(f'`{k}`' for k in t.primary_key)}.")
         for fields, target, target_fields in t.foreign_keys:
             out.append(f"Foreign key: {', '.join(fields)} → `{target}`.{', '.join(target_fields)}.")
         out.append("| column | type | meaning | example |\n|---|---|---|---|")
-        out[-1] += "".join(f"\n| `{c.name}` | {c.type} | {c.description} | {_example(data, c.name)} |"
+        out[-1] += "".join(f"\n| `{c.name}` | {c.type} | {c.description} | {summary['examples'].get(c.name, '')} |"
                            for c in t.columns)
     return "\n\n".join(out) + "\n"
 
 
-def _example(data: pd.DataFrame | None, column: str) -> str:
-    if data is None:
-        return ""
+def _example(data: pd.DataFrame, column: str) -> str:
     for value in data[column]:
         if isinstance(value, (list, tuple, dict)):
             if not value:
@@ -95,6 +99,6 @@ def _example(data: pd.DataFrame | None, column: str) -> str:
     return ""
 
 
-def write(processed: Path, frames: dict[str, pd.DataFrame]) -> None:
+def write(processed: Path, summaries: dict[str, dict]) -> None:
     write_atomic(processed / "datapackage.json", json.dumps(descriptor(), indent=2, ensure_ascii=False) + "\n")
-    write_atomic(processed / "README.md", dictionary(frames))
+    write_atomic(processed / "README.md", dictionary(summaries))

@@ -16,7 +16,7 @@ from pipeline.lineage import History, cascades, cited_lineages, rule_key
 from pipeline.records import CleanDoc, Rule
 from pipeline.schema import BY_NAME
 from pipeline.segment import natural_key
-from pipeline.store import write_atomic
+from pipeline.store import write_atomic_with
 
 LAYOUT = {"line breaks", "blank lines", "indentation and trailing spaces"}  # counted, not logged line by line
 
@@ -209,17 +209,31 @@ def _agrees(tag: str, changed: str, first: str, complete: list[str]) -> str:
     return "yes" if low < tag <= changed else "no"
 
 
+CHUNK = 5000  # rows converted and written at a time: memory stays flat however big the run
+
+
 def write_table(data: pd.DataFrame, folder: Path, name: str) -> None:
     """name.csv (list and object fields as JSON strings) and, unless the schema says not,
-    name.jsonl (one JSON object per line)."""
+    name.jsonl (one JSON object per line), streamed in chunks."""
     table = BY_NAME[name]
     assert list(data.columns) == table.names, f"{name}: columns drift from pipeline/schema.py"
     nested = [c.name for c in table.columns if c.type in ("array", "object")]
-    if table.jsonl:  # pandas' C JSON writer: several times faster than json.dumps per row
-        text = data.to_json(orient="records", lines=True, force_ascii=False, date_format="iso") if len(data) else ""
-        write_atomic(folder / f"{name}.jsonl", text if not text or text.endswith("\n") else text + "\n")
-    flat = data.copy()
-    for column in nested:
-        flat[column] = [json.dumps(v if not isinstance(v, tuple) else list(v), ensure_ascii=False)
-                        for v in flat[column]]
-    write_atomic(folder / f"{name}.csv", flat.to_csv(index=False, lineterminator="\r\n"))
+    chunks = [data.iloc[i:i + CHUNK] for i in range(0, len(data), CHUNK)] or [data]
+
+    def jsonl(f):
+        for chunk in chunks:  # pandas' C JSON writer: several times faster than json.dumps per row
+            if len(chunk):
+                text = chunk.to_json(orient="records", lines=True, force_ascii=False, date_format="iso")
+                f.write(text if text.endswith("\n") else text + "\n")
+
+    def csv(f):
+        for n, chunk in enumerate(chunks):
+            flat = chunk.copy()
+            for column in nested:
+                flat[column] = [json.dumps(list(v) if isinstance(v, tuple) else v, ensure_ascii=False)
+                                for v in flat[column]]
+            flat.to_csv(f, index=False, header=n == 0, lineterminator="\r\n")
+
+    if table.jsonl:
+        write_atomic_with(folder / f"{name}.jsonl", jsonl)
+    write_atomic_with(folder / f"{name}.csv", csv)

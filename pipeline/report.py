@@ -48,11 +48,15 @@ def pair_file(a: str, b: str) -> str:
     return f"pairs/{a}_{b}.html"
 
 
+RULE_COLUMNS = ["edition", "source", "rule_id", "kind", "lineage_id", "title", "text", "examples", "citations",
+                "flags", "line_start", "line_end"]  # what the pages show of rules.csv
+
+
 def _read(processed: Path, name: str) -> pd.DataFrame:
     path = processed / f"{name}.csv"
     if not path.exists():
         raise PipelineError(f"{name}.csv is missing: run `python -m pipeline run` first", path=processed)
-    return pd.read_csv(path, keep_default_na=False, dtype=str)
+    return pd.read_csv(path, keep_default_na=False, dtype=str, usecols=RULE_COLUMNS if name == "rules" else None)
 
 
 def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None) -> list[Path]:
@@ -67,8 +71,7 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None) -
         write_if_changed(reports / name, html)
         written.append(reports / name)
 
-    rules = data["rules"]
-    rules["n"] = rules["rule_id"].map(natural_key)
+    rules = data.pop("rules").to_dict(orient="records")  # one conversion, then the frame is freed
     editions = _editions(data["editions"])
     steps = _steps(data["changes"], data["renumberings"])
     page("index.html", "index.html", editions=editions, steps=steps, classes=CLASSES,
@@ -77,9 +80,12 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None) -
     for step in steps:
         page(pair_file(step["from"], step["to"]), "pair.html", step=step, classes=CLASSES, hidden=HIDDEN_BY_DEFAULT,
              rows=_pair_rows(step, by_step.get((step["from"], step["to"]), []), texts))
-    lineages = _lineages(rules, data["changes"], data["citations"])
-    for lineage in lineages:
+    del texts, by_step
+    index = []
+    for lineage in _lineages(rules, data["changes"], data["citations"]):  # one at a time: bounded memory
         page(lineage_file(lineage["id"]), "lineage.html", lineage=lineage)
+        index.append(_index_entry(lineage))
+    del rules
     sources = _sources(data["sources"], data["discards"])
     texts = {d.source.source_id: d for d in docs or ()}
     page("sources.html", "sources.html", sources=sources, with_lines=set(texts))
@@ -87,7 +93,7 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None) -
         page(f"sources/{source_id}.html", "source.html", source_id=source_id, lines=_lines(doc))
     page("terminology.html", "terminology.html", **_terminology(data["terminology"]))
     write_if_changed(reports / "search-index.js", "window.CR_INDEX = " + json.dumps(
-        [_index_entry(x) for x in lineages], ensure_ascii=False, separators=(",", ":")) + ";\n")
+        index, ensure_ascii=False, separators=(",", ":")) + ";\n")
     for name in STATIC:
         write_if_changed(reports / name, (Path(__file__).parent / "templates" / name).read_bytes())
     _remove_stale(reports, set(written))
@@ -174,8 +180,8 @@ def segments(old: str, new: str, ops: list) -> tuple[list, list, list]:
     return drop_empty(inline), drop_empty(left), drop_empty(right)
 
 
-def _texts(rules: pd.DataFrame) -> dict[tuple[str, str], dict]:
-    return {(r["edition"], r["rule_id"]): r for r in rules.to_dict(orient="records") if r["kind"] != "commentary"}
+def _texts(rules: list[dict]) -> dict[tuple[str, str], dict]:
+    return {(r["edition"], r["rule_id"]): r for r in rules if r["kind"] != "commentary"}
 
 
 def _changes_by_step(changes: pd.DataFrame) -> dict[tuple[str, str], list[dict]]:
@@ -205,13 +211,15 @@ def _pair_rows(step: dict, changes: list[dict], texts: dict[tuple[str, str], dic
     return rows
 
 
-def _lineages(rules: pd.DataFrame, changes: pd.DataFrame, citations: pd.DataFrame) -> list[dict]:
-    by_step = {(c["lineage_id"], c["to_edition"]): c for c in changes.to_dict(orient="records")}
+def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame):
+    """Each lineage with its versions, redlines and the commentary citing it, one at a time."""
+    worth = changes[(changes.change != "unchanged") | (changes.renumbered == "True")]  # the rest reads "unchanged"
+    by_step = {(c["lineage_id"], c["to_edition"]): c for c in worth.to_dict(orient="records")}
     ends = {}
     for c in changes[changes.change.isin(["removed", "merged"])].to_dict(orient="records"):
         ends.setdefault(c["lineage_id"], c)
     notes: dict[str, list[dict]] = {}
-    commentary = {(r["edition"], r["rule_id"]): r for r in rules[rules.kind == "commentary"].to_dict(orient="records")}
+    commentary = {(r["edition"], r["rule_id"]): r for r in rules if r["kind"] == "commentary"}
     for c in citations.to_dict(orient="records"):
         if c["lineage_id"] and c["cited_by"] == "CR":
             note = commentary.get((c["edition"], c["rule_id"]))
@@ -219,10 +227,9 @@ def _lineages(rules: pd.DataFrame, changes: pd.DataFrame, citations: pd.DataFram
                 notes.setdefault(c["lineage_id"], []).append({**note, "cited": c["value"], "linked_by": c["linked_by"],
                                                                "examples": json.loads(note["examples"])})
     groups: dict[str, list[dict]] = {}
-    for r in rules.to_dict(orient="records"):  # one conversion: per-group frames cost seconds
+    for r in rules:
         if r["lineage_id"]:
             groups.setdefault(r["lineage_id"], []).append(r)
-    out = []
     for lineage in sorted(groups):
         versions, previous = [], None
         for r in sorted(groups[lineage], key=lambda r: r["edition"]):
@@ -237,10 +244,9 @@ def _lineages(rules: pd.DataFrame, changes: pd.DataFrame, citations: pd.DataFram
                              "citations": json.loads(r["citations"]), "flags": json.loads(r["flags"]),
                              "source_ids": r["source"].split(";")})
             previous = r
-        out.append({"id": lineage, "versions": versions, "end": ends.get(lineage),
-                    "numbers": list(dict.fromkeys(v["rule_id"] for v in versions)), "kind": versions[-1]["kind"],
-                    "notes": notes.get(lineage, [])})
-    return out
+        yield {"id": lineage, "versions": versions, "end": ends.get(lineage),
+               "numbers": list(dict.fromkeys(v["rule_id"] for v in versions)), "kind": versions[-1]["kind"],
+               "notes": notes.get(lineage, [])}
 
 
 def _index_entry(lineage: dict) -> list:

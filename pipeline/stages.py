@@ -5,7 +5,7 @@ import hashlib
 import json
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -34,6 +34,7 @@ class Result:
     discards_frame: object = None
     seconds: dict[str, float] = field(default_factory=dict)
     cache: tuple[int, int] = (0, 0)  # (paragraphs analysed now, paragraphs in the cache)
+    records: int = 0
 
 
 def _bar(quiet: bool, desc: str):
@@ -61,6 +62,7 @@ def run_segment(raw: Path, corpora: list[Path], processed: Path, quiet: bool = F
     if use_cache:
         cache.save()
     result.rules = merge(rules, docs)
+    result.records = len(result.rules)
     result.editions = editions(result.rules, docs)
     result.cache = (cache.misses, len(cache.data))
     result.seconds["segment"] = time.perf_counter() - start
@@ -72,20 +74,25 @@ def run_segment(raw: Path, corpora: list[Path], processed: Path, quiet: bool = F
     records = Counter(s for r in rules for s in r.source.split(";"))
     _write_sources(result, processed, records)
     rules, history, eds = result.rules, result.history, result.editions
-    tables = {
-        "rules": export.rule_rows(rules, history),
-        "changes": export.change_rows(history),
-        "lineages": export.lineage_rows(rules, history, eds),
-        "editions": export.edition_rows(eds, rules),
-        "references": export.reference_rows(rules),
-        "citations": export.citation_rows(rules, history, eds),
-        "glossary": export.glossary_rows(rules, history),
-        "terminology": export.terminology_rows(history),
-        "renumberings": export.renumbering_rows(history),
+    tables = {  # built, written and freed one at a time: only a summary of each is kept
+        "rules": lambda: export.rule_rows(rules, history),
+        "changes": lambda: export.change_rows(history),
+        "lineages": lambda: export.lineage_rows(rules, history, eds),
+        "editions": lambda: export.edition_rows(eds, rules),
+        "references": lambda: export.reference_rows(rules),
+        "citations": lambda: export.citation_rows(rules, history, eds),
+        "glossary": lambda: export.glossary_rows(rules, history),
+        "terminology": lambda: export.terminology_rows(history),
+        "renumberings": lambda: export.renumbering_rows(history),
     }
-    for name, data in tables.items():
+    summaries = {"sources": datapackage.summarize(result.sources_frame),
+                 "discards": datapackage.summarize(result.discards_frame)}
+    for name, build in tables.items():
+        data = build()
         export.write_table(data, processed, name)
-    datapackage.write(processed, tables | {"sources": result.sources_frame, "discards": result.discards_frame})
+        summaries[name] = datapackage.summarize(data)
+        del data
+    datapackage.write(processed, summaries)
     result.seconds["export"] = time.perf_counter() - start
     return result
 
@@ -144,6 +151,10 @@ def run_all(raw: Path, corpora: list[Path], processed: Path, reports: Path | Non
         return None
     (processed / RUN_STAMP).unlink(missing_ok=True)  # an interrupted run must not look finished
     result = run_segment(raw, corpora, processed, quiet, use_cache)
+    # The datasets are written; the reports read them back. Free what they do not need.
+    result.records = len(result.rules)
+    result.rules, result.history = [], None
+    result.ingested.docs = [replace(d, paragraphs=()) for d in result.ingested.docs]
     if reports is not None:
         start = time.perf_counter()
         from pipeline import report

@@ -20,6 +20,21 @@ def write_atomic(path: Path, data: bytes | str) -> None:
         raise
 
 
+def write_atomic_with(path: Path, write) -> None:
+    """Like write_atomic, for big files: `write(file)` streams text into the temporary file, so
+    the whole content never sits in memory at once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            write(f)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def write_if_changed(path: Path, data: bytes | str) -> bool:
     """write_atomic, skipped when the file already holds exactly these bytes. Rewriting thousands
     of identical report pages is the slowest thing a re-render does."""

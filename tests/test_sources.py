@@ -197,3 +197,21 @@ def test_markdown_strips_markup_keeps_rules():
     assert dropped(clean, "export metadata (breadcrumb)") == ["*Chapter: Parts of a Card*"]
     basic = [p for p in clean.paragraphs if p.text.startswith("Cards printed in sets prior to the Eighth")]
     assert len(basic) == 1  # the indented paragraph stays a paragraph of its own (inside 205.4c)
+
+
+@needs_archive
+def test_corpus_with_odd_names_duplicates_and_a_mislabelled_file(tmp_path):
+    from pipeline import stages
+    corpus = tmp_path / "my rules"
+    corpus.mkdir()
+    (corpus / "zzz.txt").write_bytes((ARCHIVE / "2008-02-01.txt").read_bytes())
+    (corpus / "CompRules copy (2).TXT").write_bytes((ARCHIVE / "2008-02-01.txt").read_bytes())
+    (corpus / "2006-07-15.txt").write_bytes((ARCHIVE / "2003-10-01.txt").read_bytes())
+    result = stages.run_segment(RAW, [corpus], tmp_path / "processed", quiet=True)
+    eds = {e.edition: e for e in result.editions}
+    assert eds["2008-02-01"].sources == ("CompRules copy (2)", "zzz") and eds["2008-02-01"].complete
+    assert eds["2003-10-01"].sources == ("2006-07-15",)
+    mislabelled = next(d for d in result.ingested.docs if d.source.source_id == "2006-07-15")
+    assert mislabelled.warnings == ("file name says 2006-07-15 but the text is effective 2003-10-01: using 2003-10-01",)
+    dup = [r for r in result.rules if r.edition == "2008-02-01" and r.rule_id == "212.1b"]
+    assert len(dup) == 1 and dup[0].source == "CompRules copy (2);zzz" and "conflict" not in dup[0].flags
