@@ -34,4 +34,4 @@ clean:
 
 ARCHIVE ?= ../shared/cr-archive
 bench: $(STAMP)
-	$(PY) -m pipeline bench --corpus $(ARCHIVE)
+	$(PY) -m pipeline bench --corpus $(ARCHIVE) --simulate 110

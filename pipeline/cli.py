@@ -190,26 +190,30 @@ def bench(corpora: tuple[Path, ...], raw: Path, simulate: int):
         tmp = Path(tmp)
         floor, pieces = b.naive_floor(list(corpora))
         click.echo(f"corpus: {', '.join(map(str, corpora))}; naive split found {pieces} pieces")
-        rows = [("(a) naive floor: decode + one regex", floor, None)]
+        rows = [("(a) naive floor: decode + one regex", floor, None, floor)]
         full = b.timed_run(raw, list(corpora), tmp / "p", tmp / "r")
-        rows.append(("(b) full run, cold caches", full["seconds"], full["peak_mb"]))
+        rows.append(("(b) full run, cold caches", full["seconds"], full["peak_mb"], floor))
         again = b.timed_run(raw, list(corpora), tmp / "p", tmp / "r")
         rows.append(("(c) re-run, nothing changed" + ("" if again["skipped"] else " (NOT skipped)"),
-                     again["seconds"], None))
+                     again["seconds"], None, floor))
         if len(corpora) == 1:
             changed = b.change_one_file(corpora[0], tmp / "changed")
             shutil.copytree(tmp / "p", tmp / "p2")
             one = b.timed_run(raw, [changed], tmp / "p2", tmp / "r2")
-            rows.append(("(f) one file changed (warm caches)", one["seconds"], None))
+            rows.append(("(f) one file changed (warm caches)", one["seconds"], None, floor))
         if simulate:
             folder = b.simulate(list(corpora), simulate, tmp / "simulated")
+            sim_floor, _ = b.naive_floor([folder])
+            rows.append((f"(g0) naive floor over the {simulate} simulated files", sim_floor, None, sim_floor))
             sim = b.timed_run(raw, [folder], tmp / "ps", tmp / "rs")
-            rows.append((f"(g) {sim['editions']} editions (simulated), cold", sim["seconds"], sim["peak_mb"]))
+            rows.append((f"(g) {sim['editions']} editions (simulated), cold", sim["seconds"], sim["peak_mb"], sim_floor))
         click.echo(f"{'measure':<48} {'seconds':>9} {'x floor':>9} {'peak MB':>9}")
-        for name, seconds, peak in rows:
-            click.echo(f"{name:<48} {seconds:>9.3f} {seconds / floor:>9.1f} "
+        for name, seconds, peak, base in rows:
+            click.echo(f"{name:<48} {seconds:>9.3f} {seconds / base:>9.1f} "
                        f"{'' if peak is None else f'{peak:.0f}':>9}")
         click.echo(f"full run by stage (s): {full['stages']}")
+        if simulate:
+            click.echo(f"simulated run by stage (s): {sim['stages']}")
         _alignment_bench(list(corpora))
 
 
