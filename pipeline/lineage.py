@@ -46,7 +46,7 @@ class History:
 
 
 def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Overrides(),
-          cache: Path | None = None) -> History:
+          cache: Path | None = None, progress=None) -> History:
     """Walk the editions in date order; `cache` (a folder) keeps each pair's alignment and diffs,
     keyed by the pair's content, so an unchanged pair is never aligned twice."""
     history = History()
@@ -59,7 +59,7 @@ def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Override
     last_changed: dict[str, str] = {}
     previous = None
     last_complete = None
-    for edition in sorted(by_edition):
+    for edition in (progress or iter)(sorted(by_edition)):
         records = by_edition[edition]
         history.chain.append(edition)
         if not known:

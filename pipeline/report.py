@@ -59,7 +59,7 @@ def _read(processed: Path, name: str) -> pd.DataFrame:
     return pd.read_csv(path, keep_default_na=False, dtype=str, usecols=RULE_COLUMNS if name == "rules" else None)
 
 
-def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None) -> list[Path]:
+def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, progress=None) -> list[Path]:
     """Write every page; `docs` (the cleaned sources) adds a line-by-line page per source."""
     data = {name: _read(processed, name) for name in NEEDED}
     env = environment()
@@ -82,7 +82,8 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None) -
              rows=_pair_rows(step, by_step.get((step["from"], step["to"]), []), texts))
     del texts, by_step
     index = []
-    for lineage in _lineages(rules, data["changes"], data["citations"]):  # one at a time: bounded memory
+    lineages = _lineages(rules, data["changes"], data["citations"])
+    for lineage in (progress or iter)(lineages):  # one at a time: bounded memory
         page(lineage_file(lineage["id"]), "lineage.html", lineage=lineage)
         index.append(_index_entry(lineage))
     del rules

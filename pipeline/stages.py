@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from importlib import metadata
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -37,8 +38,8 @@ class Result:
     records: int = 0
 
 
-def _bar(quiet: bool, desc: str):
-    return lambda items: tqdm(items, desc=desc, unit="file", disable=quiet, leave=False)
+def _bar(quiet: bool, desc: str, unit: str = "file"):
+    return lambda items: tqdm(items, desc=desc, unit=unit, disable=quiet, leave=False)
 
 
 def run_ingest(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False) -> Result:
@@ -68,7 +69,8 @@ def run_segment(raw: Path, corpora: list[Path], processed: Path, quiet: bool = F
     result.seconds["segment"] = time.perf_counter() - start
     start = time.perf_counter()
     result.history = lineage.build(result.rules, result.editions, read_overrides(raw),
-                                   processed / ALIGN_CACHE if use_cache else None)
+                                   processed / ALIGN_CACHE if use_cache else None,
+                                   progress=_bar(quiet, "align", "edition"))
     result.seconds["align"] = time.perf_counter() - start
     start = time.perf_counter()
     records = Counter(s for r in rules for s in r.source.split(";"))
@@ -117,8 +119,11 @@ RUN_STAMP = ".cache/run.json"
 
 def fingerprint(raw: Path, corpora: list[Path], reports: Path | None) -> str:
     """What the outputs depend on: every input file's bytes, the manifest and overrides, the
-    pipeline's own code and templates, and where the reports go."""
+    pipeline's own code and templates, the versions of the libraries that shape the results,
+    and where the reports go."""
     digest = hashlib.sha256()
+    for package in ("spacy", "rapidfuzz", "scipy", "pandas", "jinja2", "lingua-language-detector"):
+        digest.update(f"{package}={metadata.version(package)}".encode())
     files, _ = discover(raw, corpora)
     extra = [raw / name for name in ("manifest.toml", "overrides.toml") if (raw / name).exists()]
     code = sorted(p for p in Path(__file__).parent.rglob("*") if p.suffix in (".py", ".html", ".css", ".js"))
@@ -158,7 +163,7 @@ def run_all(raw: Path, corpora: list[Path], processed: Path, reports: Path | Non
     if reports is not None:
         start = time.perf_counter()
         from pipeline import report
-        report.render(processed, reports, result.ingested.docs)
+        report.render(processed, reports, result.ingested.docs, progress=_bar(quiet, "report", "page"))
         result.seconds["report"] = time.perf_counter() - start
     if use_cache:
         write_atomic(processed / RUN_STAMP, json.dumps({"fingerprint": stamp}) + "\n")
