@@ -214,19 +214,20 @@ def bench(corpora: tuple[Path, ...], raw: Path, simulate: int):
         click.echo(f"full run by stage (s): {full['stages']}")
         if simulate:
             click.echo(f"simulated run by stage (s): {sim['stages']}")
-        _alignment_bench(list(corpora))
+        _alignment_bench(raw, list(corpora))
 
 
-def _alignment_bench(corpora: list[Path]) -> None:
+def _alignment_bench(raw: Path, corpora: list[Path]) -> None:
     from pipeline.bench import CHAINS_2009, alignment_bench
+    from pipeline.ingest import ingest
     from pipeline.segment import ParagraphCache, segment
-    docs = [d for d in _ingest_corpora(corpora) if d.edition in ("2009-05-01", "2009-07-11")]
+    docs = [d for d in ingest(raw, corpora).docs if d.complete and d.edition in ("2009-05-01", "2009-07-11")]
     editions = {d.edition: d for d in docs}
     if len(editions) < 2:
         click.echo("(e) alignment bench skipped: the corpus lacks the 2009-05-01 and 2009-07-11 editions")
         return
     cache = ParagraphCache()
-    cache.analyse(p.text for d in editions.values() for p in d.paragraphs)
+    cache.analyse_docs(editions.values())
     old, new = (segment(editions[e], cache) for e in ("2009-05-01", "2009-07-11"))
     rows = alignment_bench(old, new)
     base = rows[1]["seconds"]
@@ -237,18 +238,6 @@ def _alignment_bench(corpora: list[Path]) -> None:
                    f"{row['matched']:>8}  {row['correct']}/{len(CHAINS_2009)}")
     for k, v in CHAINS_2009.items():
         click.echo(f"    {k} -> {v}: " + ", ".join(f"{r['method'].split()[0]} {r['chains'][k]}" for r in rows))
-
-
-def _ingest_corpora(corpora: list[Path]):
-    from pipeline.ingest import read_source
-    from pipeline.sources import ADAPTERS
-    from pipeline.errors import SourceError
-    for folder in corpora:
-        for path in sorted(p for p in folder.iterdir() if p.is_file()):
-            try:
-                yield ADAPTERS["official"](read_source(path, None))
-            except SourceError:
-                continue
 
 
 def _summary(result: stages.Result) -> None:

@@ -20,7 +20,7 @@ def rules_of(spec: str, processed: Path) -> list[Rule]:
     if path.is_file():
         doc = ADAPTERS["official"](read_source(path, None))
         cache = ParagraphCache()
-        cache.analyse(p.text for p in doc.paragraphs if p.role not in ("glossary-term", "heading"))
+        cache.analyse_docs([doc])
         return segment(doc, cache)
     rules = load_rules(processed, spec)
     if not rules:

@@ -170,12 +170,11 @@ def citation_rows(rules: list[Rule], history: History, eds: list[Edition]) -> pd
     [CR 204.1a] tag, which rule that is in the cited edition and in the latest one."""
     complete = sorted(e.edition for e in eds if e.complete)
     latest_number: dict[str, str] = {}  # lineage -> its number in the latest edition that has it
-    for k, lineage in sorted(history.lineage.items()):
-        latest_number[lineage] = k[2]
-    cited = cited_lineages(rules, history)
     first_seen: dict[str, str] = {}
-    for k, lineage in sorted(history.lineage.items()):
+    for k, lineage in sorted(history.lineage.items()):  # keys sort by edition first
+        latest_number[lineage] = k[2]
         first_seen.setdefault(lineage, k[0])
+    cited = cited_lineages(rules, history)
     rows = []
     for r in rules:
         for n, c in enumerate(r.citations, 1):

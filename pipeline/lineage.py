@@ -19,6 +19,7 @@ from pipeline.clean import compare_form
 from pipeline.diff import classify, substitutions, word_ops
 from pipeline.edition import Edition
 from pipeline.overrides import Overrides
+from pipeline.patterns import SUBRULE_LETTERS as L
 from pipeline.records import Rule, RuleChange
 from pipeline.store import write_atomic
 
@@ -193,7 +194,6 @@ def cascades(changes: list[RuleChange], min_run: int = 3) -> list[dict]:
         a = re.fullmatch(r"(\d{3}\.\d+)([a-z])", c.old_rule_id)
         b = re.fullmatch(r"(\d{3}\.\d+)([a-z])", c.new_rule_id)
         if a and b and a[1] == b[1]:
-            from pipeline.patterns import SUBRULE_LETTERS as L
             if a[2] in L and b[2] in L:
                 shift = L.index(b[2]) - L.index(a[2])
                 runs.setdefault((c.from_edition, c.to_edition, a[1], shift, "subrule"), []).append((L.index(a[2]), c))

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from pipeline.clean import LINE_BREAK
 from pipeline.errors import PipelineError
 from pipeline.records import CleanDoc
 from pipeline.segment import natural_key
@@ -79,7 +80,9 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     texts, by_step = _texts(rules), _changes_by_step(data["changes"])
     for step in steps:
         page(pair_file(step["from"], step["to"]), "pair.html", step=step, classes=CLASSES, hidden=HIDDEN_BY_DEFAULT,
-             rows=_pair_rows(step, by_step.get((step["from"], step["to"]), []), texts))
+             rows=_pair_rows(by_step.get((step["from"], step["to"]), []),
+                             lambda rid, e=step["from"]: texts.get((e, rid)),
+                             lambda rid, e=step["to"]: texts.get((e, rid))))
     del texts, by_step
     index = []
     lineages = _lineages(rules, data["changes"], data["citations"])
@@ -194,20 +197,21 @@ def _changes_by_step(changes: pd.DataFrame) -> dict[tuple[str, str], list[dict]]
     return out
 
 
-def _pair_rows(step: dict, changes: list[dict], texts: dict[tuple[str, str], dict]) -> list[dict]:
-    olds = news = texts
+def _pair_rows(changes: list[dict], old_of, new_of) -> list[dict]:
+    """A pair page's rows: each change with its redline. `old_of` / `new_of` give a rule's record
+    (a dict with text and title) by number; ops may be JSON (from changes.csv) or lists."""
     rows = []
     for c in changes:
-        old = olds.get((step["from"], c["old_rule_id"]), {})
-        new = news.get((step["to"], c["new_rule_id"]), {})
+        old, new = old_of(c["old_rule_id"]) or {}, new_of(c["new_rule_id"]) or {}
         old_text = old.get("text") or old.get("title") or ""
         new_text = new.get("text") or new.get("title") or ""
-        ops = json.loads(c["ops"]) if old.get("text") or new.get("text") else json.loads(c["title_ops"])
-        inline, left, right = segments(old_text, new_text, ops)
+        ops = c["ops"] if old.get("text") or new.get("text") else c["title_ops"]
+        inline, left, right = segments(old_text, new_text, json.loads(ops) if isinstance(ops, str) else ops)
         number = c["new_rule_id"] or c["old_rule_id"]
         chapter = number.split(".")[0] if number[:1].isdigit() else "glossary"
         rows.append({**c, "inline": inline, "left": left, "right": right, "chapter": chapter,
-                     "key": natural_key(number), "lineage_href": lineage_file(c["lineage_id"])})
+                     "key": natural_key(number),
+                     "lineage_href": lineage_file(c["lineage_id"]) if c["lineage_id"] else ""})
     rows.sort(key=lambda r: (r["key"], r["old_rule_id"]))
     return rows
 
@@ -267,7 +271,6 @@ def _sources(sources: pd.DataFrame, discards: pd.DataFrame) -> list[dict]:
 
 def _lines(doc: CleanDoc) -> list[dict]:
     """Each line of a source with what became of it: kept, or the reasons it was discarded."""
-    from pipeline.clean import LINE_BREAK
     reasons: dict[int, set[str]] = {}
     for d in doc.discards:
         if d.reason not in ("line breaks", "indentation and trailing spaces") and d.line:
@@ -308,31 +311,20 @@ def _terminology(terms: pd.DataFrame) -> dict:
 
 def render_comparison(changes, old_rules, new_rules, reports: Path, name: str) -> Path:
     """A pair page for any two editions or files (`compare A B --report`), outside the run's pages."""
-    olds = {r.rule_id: r for r in old_rules}
-    news = {r.rule_id: r for r in new_rules}
+    olds = {r.rule_id: {"text": r.text, "title": r.title} for r in old_rules}
+    news = {r.rule_id: {"text": r.text, "title": r.title} for r in new_rules}
     counts = Counter(c.change for c in changes)
     step = {"from": name.split("_")[0], "to": name.split("_")[-1], "counts": {c: counts.get(c, 0) for c in CLASSES},
             "renumbered": sum(c.renumbered for c in changes), "review": sum(c.review for c in changes), "runs": []}
-    rows = []
-    for c in changes:
-        if c.change == "unchanged" and not c.renumbered:
-            continue
-        old, new = olds.get(c.old_rule_id), news.get(c.new_rule_id)
-        old_text = (old.text or old.title) if old else ""
-        new_text = (new.text or new.title) if new else ""
-        ops = c.ops if (old and old.text) or (new and new.text) else c.title_ops
-        inline, left, right = segments(old_text, new_text, [list(op) for op in ops])
-        number = c.new_rule_id or c.old_rule_id
-        rows.append({"old_rule_id": c.old_rule_id, "new_rule_id": c.new_rule_id, "change": c.change,
-                     "renumbered": str(c.renumbered), "review": str(c.review), "similarity": c.similarity,
-                     "inline": inline, "left": left, "right": right, "lineage_href": "",
-                     "chapter": number.split(".")[0] if number[:1].isdigit() else "glossary",
-                     "key": natural_key(number)})
-    rows.sort(key=lambda r: (r["key"], r["old_rule_id"]))
+    shown = [{"old_rule_id": c.old_rule_id, "new_rule_id": c.new_rule_id, "change": c.change,
+              "renumbered": str(c.renumbered), "review": str(c.review), "similarity": c.similarity,
+              "ops": [list(op) for op in c.ops], "title_ops": [list(op) for op in c.title_ops], "lineage_id": ""}
+             for c in changes if c.change != "unchanged" or c.renumbered]
     html = environment().get_template("pair.html").render(root="../", step=step, classes=CLASSES,
-                                                          hidden=HIDDEN_BY_DEFAULT, rows=rows)
+                                                          hidden=HIDDEN_BY_DEFAULT,
+                                                          rows=_pair_rows(shown, olds.get, news.get))
     path = reports / "compare" / f"{name}.html"
     write_atomic(path, html)
     for static in STATIC:
-        write_atomic(reports / static, (Path(__file__).parent / "templates" / static).read_bytes())
+        write_if_changed(reports / static, (Path(__file__).parent / "templates" / static).read_bytes())
     return path

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import spacy
 
-from pipeline.clean import collapse_spaces, compare_form, strip_citations
+from pipeline.clean import LINE_BREAK, collapse_spaces, compare_form, strip_citations
 from pipeline.nlp import ANALYSIS_VERSION, Analysis, analyse, load
 from pipeline.patterns import SUBRULE_LETTERS
 from pipeline.records import Citation, CleanDoc, Rule
@@ -19,6 +19,7 @@ PLACEHOLDER = re.compile(r"^\[This (?:section|rule) has been intentionally left 
 KIND_ORDER = {"part": 0, "chapter": 0, "section": 0, "rule": 0, "subrule": 0, "ruling": 0,
               "fragment": 0, "glossary": 1, "commentary": 2}
 NO_BOUNDARIES = ("glossary", "glossary-term", "commentary", "example-cont", "heading")
+UNANALYSED = ("glossary-term", "heading")  # roles whose paragraphs spaCy never needs to see
 
 
 class ParagraphCache:
@@ -43,6 +44,10 @@ class ParagraphCache:
         self.misses += len(todo)
         for text, doc in zip(todo, load().pipe(todo, batch_size=512)):
             self.data[text] = analyse(doc)
+
+    def analyse_docs(self, docs: Iterable[CleanDoc]) -> None:
+        """Analyse every paragraph of these sources that segmentation will look at."""
+        self.analyse(p.text for d in docs for p in d.paragraphs if p.role not in UNANALYSED)
 
     def __getitem__(self, text: str) -> Analysis:
         self.hits += 1
@@ -76,7 +81,7 @@ def segment(doc: CleanDoc, cache: ParagraphCache) -> list[Rule]:
     pending_pieces: list[list[int]] = []
     offset = 0
     for p in doc.paragraphs:
-        a = cache[p.text] if p.role not in ("glossary-term", "heading") else None
+        a = cache[p.text] if p.role not in UNANALYSED else None
         end = offset + len(p.text)
         current = drafts[-1] if drafts else None
         if p.role == "glossary-term":
@@ -162,7 +167,7 @@ def _flag_truncated(doc: CleanDoc, drafts: list[_Draft]) -> None:
     """A fragment whose file stops inside its last rule (no line break or other text after it)."""
     if doc.complete or not drafts or doc.source.text.endswith(("\n", "\r")):
         return
-    last_line = doc.source.text.count("\n") + 1 if "\n" in doc.source.text else doc.source.text.count("\r") + 1
+    last_line = len(LINE_BREAK.findall(doc.source.text)) + 1
     if drafts[-1].last_line >= last_line and drafts[-1].kind != "commentary":
         drafts[-1].flags.append("truncated")
 

@@ -42,21 +42,22 @@ def _bar(quiet: bool, desc: str, unit: str = "file"):
     return lambda items: tqdm(items, desc=desc, unit=unit, disable=quiet, leave=False)
 
 
-def run_ingest(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False) -> Result:
+def run_ingest(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False, write: bool = True) -> Result:
     start = time.perf_counter()
     result = Result(ingest(raw, corpora, progress=_bar(quiet, "ingest")))
     result.seconds["ingest"] = time.perf_counter() - start
-    _write_sources(result, processed)
+    if write:  # run_segment writes them once, with the record counts
+        _write_sources(result, processed)
     return result
 
 
 def run_segment(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False,
                 use_cache: bool = True) -> Result:
-    result = run_ingest(raw, corpora, processed, quiet)
+    result = run_ingest(raw, corpora, processed, quiet, write=False)
     start = time.perf_counter()
     docs = result.ingested.docs
     cache = ParagraphCache(processed / CACHE_NAME if use_cache else None)
-    cache.analyse(p.text for d in docs for p in d.paragraphs if p.role not in ("glossary-term", "heading"))
+    cache.analyse_docs(docs)
     rules = []
     for doc in _bar(quiet, "segment")(docs):
         rules += segment(doc, cache)

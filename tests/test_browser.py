@@ -51,20 +51,21 @@ def page(browser):
     context.close()
 
 
-@pytest.fixture(scope="session")
-def seed_reports(seeds_run, tmp_path_factory):
-    result, processed = seeds_run
-    out = tmp_path_factory.mktemp("seed-reports")
+def _reports(run, factory, name):
+    result, processed = run
+    out = factory.mktemp(name)
     report.render(processed, out, result.ingested.docs)
     return out, processed
+
+
+@pytest.fixture(scope="session")
+def seed_reports(seeds_run, tmp_path_factory):
+    return _reports(seeds_run, tmp_path_factory, "seed-reports")
 
 
 @pytest.fixture(scope="session")
 def archive_reports(archive_run, tmp_path_factory):
-    result, processed = archive_run
-    out = tmp_path_factory.mktemp("archive-reports")
-    report.render(processed, out, result.ingested.docs)
-    return out, processed
+    return _reports(archive_run, tmp_path_factory, "archive-reports")
 
 
 def step_counts(processed: Path) -> dict:

@@ -88,7 +88,7 @@ def _verdict(block, text: str) -> str:
 def _classify(lines: list[str]) -> list[str]:
     """Verdict per line of the rendered-text form: a role or a discard reason."""
     verdicts: list[str] = []
-    seen_from = any(WIKI_FROM.match(line.strip()) for line in lines)
+    from_line = next((i for i, line in enumerate(lines) if WIKI_FROM.match(line.strip())), None)
     for i, line in enumerate(lines):
         text = line.strip()
         blank_before = _blanks_before(lines, i)
@@ -102,7 +102,7 @@ def _classify(lines: list[str]) -> list[str]:
             verdicts.append("page notice")
         elif EDITOR_SUMMARY.match(line) or (text == "Summary" and _next_is_summary(lines, i)):
             verdicts.append("editors' summary")
-        elif seen_from and not any(WIKI_FROM.match(x.strip()) for x in lines[:i]) and SHORT_TITLE.match(text):
+        elif from_line is not None and i < from_line and SHORT_TITLE.match(text):
             verdicts.append("page title")
         elif SHORT_TITLE.match(text) and len(text.split()) <= 5:
             heading = blank_before >= 2 and (i + 1 >= len(lines) or not lines[i + 1].strip())
