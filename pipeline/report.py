@@ -16,6 +16,7 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from pipeline.clean import LINE_BREAK
+from pipeline.diff import word_ops
 from pipeline.errors import PipelineError
 from pipeline.records import CleanDoc
 from pipeline.segment import natural_key
@@ -206,7 +207,10 @@ def _pair_rows(changes: list[dict], old_of, new_of) -> list[dict]:
         old_text = old.get("text") or old.get("title") or ""
         new_text = new.get("text") or new.get("title") or ""
         ops = c["ops"] if old.get("text") or new.get("text") else c["title_ops"]
-        inline, left, right = segments(old_text, new_text, json.loads(ops) if isinstance(ops, str) else ops)
+        ops = json.loads(ops) if isinstance(ops, str) else ops
+        if not ops and old_text != new_text:  # added or removed: no stored operations, the whole text is one
+            ops = [list(op) for op in word_ops(old_text, new_text)]
+        inline, left, right = segments(old_text, new_text, ops)
         number = c["new_rule_id"] or c["old_rule_id"]
         chapter = number.split(".")[0] if number[:1].isdigit() else "glossary"
         rows.append({**c, "inline": inline, "left": left, "right": right, "chapter": chapter,

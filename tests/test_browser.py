@@ -127,6 +127,8 @@ def test_seed_pair_page_counts_filters_and_views(page, seed_reports, shots):
     page.screenshot(path=str(shots / "seed-pair-side-by-side.png"))
     page.click("#view-inline")
     assert page.locator(".side-view:visible").count() == 0
+    first = page.locator("li.change.first_seen .inline-view ins").first  # a new rule shows its text, inserted
+    assert first.inner_text().strip()
     assert page.errors == []
 
 
