@@ -1,14 +1,20 @@
 """Alignment: match every rule of one edition to its counterpart in another.
 
 Cheapest first: same number and words; same words under a new number; then similarity
-(rapidfuzz) with structural evidence (same parent after a chapter's move, neighbours that
-moved the same way, the same number), assigned optimally (Hungarian algorithm, scipy) rather
-than first-come greedy. Headings are matched afterwards, by where their rules went.
+(rapidfuzz) of the rule text (examples only break ties: an example that moved or went is a
+change of its rule, not another rule), with structural evidence (same parent after a chapter's
+move, neighbours that moved the same way, the same number) that can rank candidates but never
+make a pair of different texts acceptable. Only acceptable pairs enter the assignment
+(Hungarian algorithm, scipy), on scores made steep so that one strong pair is never traded for
+two weak ones. Sentence tracing (trace.py) then finds splits and merges in what is left.
+Headings are matched afterwards, by where their rules went; glossary terms by name and
+definition together.
 """
 from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -17,13 +23,15 @@ from scipy.optimize import linear_sum_assignment
 
 from pipeline.patterns import NUMBER_IN_TEXT, TERMINOLOGY
 from pipeline.records import Match, Rule
+from pipeline.trace import trace
 
 HEADINGS = ("part", "chapter", "section")
-MIN_RATIO = 50  # below this the words are too different to be the same rule
+ONE_TO_ONE = ("same", "moved", "fuzzy", "override", "traced", "renamed")
+MIN_RATIO = 60  # the words alone must be this alike: evidence ranks candidates, it cannot make a match
 ACCEPT = 62  # total score (words + evidence) needed to match
+STEEP = 4.0  # assignment weight 2 ** ((score - 100) / STEEP): a 100 outweighs any number of 70s
 REVIEW = 80  # matches under this, or with a close runner-up, are marked for review
 CLOSE_RUNNER_UP = 3
-SPLIT_MERGE = 90  # partial similarity for a piece of one rule found inside another
 BONUS_SAME_ID, BONUS_PARENT, BONUS_NEIGHBOUR = 5, 10, 5
 _TERMS = dict(TERMINOLOGY)
 _TERM_RE = re.compile(r"\b(?:" + "|".join(re.escape(old) for old, _ in TERMINOLOGY) + r")\b")
@@ -37,28 +45,59 @@ def score_form(compare: str) -> str:
 
 
 def _text(r: Rule) -> str:
-    return r.compare + "".join(" " + e for e in r.examples) if r.kind not in HEADINGS else r.compare
+    """What identifies a rule: its text. Examples only when there is no text (an example-only record)."""
+    return r.compare or " ".join(r.examples)
+
+
+def _full(r: Rule) -> str:
+    return r.compare + "".join(" " + e for e in r.examples)
 
 
 def align(old: list[Rule], new: list[Rule], force: set[tuple[str, str]] = frozenset(),
           forbid: set[tuple[str, str]] = frozenset()) -> list[Match]:
-    """Every old and every new record appears in exactly one Match (or a split/merge extra)."""
+    """Every old and every new record appears in exactly one primary or unmatched Match; split,
+    merge and resemblance Matches come on top."""
     matches: list[Match] = []
     for group in ("body", "headings", "glossary"):
         o = [i for i, r in enumerate(old) if _group(r) == group]
         n = [j for j, r in enumerate(new) if _group(r) == group]
+        extra = []
         if group == "headings":
             found = _align_headings(old, new, o, n, matches, force, forbid)
         elif group == "glossary":
             found = _align_glossary(old, new, o, n)
         else:
-            found = _align_body(old, new, o, n, force, forbid)
+            found, extra = _align_body(old, new, o, n, force, forbid)
         matches += found
         matched_old = {m.old for m in found}
         matched_new = {m.new for m in found}
-        matches += [Match(i, None, 0.0, "unmatched") for i in o if i not in matched_old]
-        matches += [Match(None, j, 0.0, "unmatched") for j in n if j not in matched_new]
-    return matches + _splits_and_merges(old, new, matches)
+        ends = {m.old for m in extra if m.method == "split"}  # a rule cut in pieces, none of them its successor
+        matches += [Match(i, None, 0.0, "unmatched") for i in o if i not in matched_old and i not in ends]
+        added = [j for j in n if j not in matched_new]
+        matches += [Match(None, j, 0.0, "unmatched") for j in added]
+        matches += extra
+        if group == "body":
+            pieces = {m.new for m in extra if m.method == "split"}
+            matches += _resemblances(old, new, o, [j for j in added if j not in pieces])
+    return matches
+
+
+RESEMBLES = 70  # an added rule this like an old one was probably written on its model
+
+
+def _resemblances(old, new, o, added) -> list[Match]:
+    """An added rule written on the model of a rule that still exists (Improvise after Convoke) is
+    added, not split: the resemblance is noted, nothing more."""
+    if not added or not o:
+        return []
+    scores = process.cdist([score_form(_text(new[j])) for j in added], [score_form(_text(old[i])) for i in o],
+                           scorer=fuzz.ratio, dtype=np.float32, workers=-1, score_cutoff=RESEMBLES)
+    out = []
+    for r, j in enumerate(added):
+        c = int(scores[r].argmax())
+        if scores[r, c] >= RESEMBLES:
+            out.append(Match(o[c], j, round(float(scores[r, c]), 1), "resembles"))
+    return out
 
 
 def _group(r: Rule) -> str:
@@ -95,45 +134,64 @@ def _exact(old, new, o, n, text) -> tuple[list[Match], list[int], list[int]]:
     return found, still_o, [j for j in n if j not in used_new]
 
 
-def _align_body(old, new, o, n, force, forbid) -> list[Match]:
+def _align_body(old, new, o, n, force, forbid) -> tuple[list[Match], list[Match]]:
+    """One-to-one matches, then what sentence tracing adds: (primary matches, split/merge extras)."""
     found, forced_o, forced_n = _forced(old, new, o, n, force)
-    o = [i for i in o if i not in forced_o]
-    n = [j for j in n if j not in forced_n]
-    exact, o, n = _exact(old, new, o, n, _text)
+    rest_o = [i for i in o if i not in forced_o]
+    rest_n = [j for j in n if j not in forced_n]
+    exact, rest_o, rest_n = _exact(old, new, rest_o, rest_n, _text)
     found += exact
-    folded, o, n = _exact(old, new, o, n, lambda r: score_form(_text(r)))  # "his or her" -> "their"
+    folded, rest_o, rest_n = _exact(old, new, rest_o, rest_n, lambda r: score_form(_text(r)))  # "his or her" -> "their"
     found += [Match(m.old, m.new, 100.0, "fuzzy") for m in folded]
-    if not o or not n:
-        return found
+    if rest_o and rest_n:
+        found += _fuzzy(old, new, rest_o, rest_n, found, forbid)
+    same_text = {m.old for m in exact if old[m.old].compare == new[m.new].compare}
+    traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form)
+    allowed = lambda i, j: (old[i].rule_id, new[j].rule_id) not in forbid  # noqa: E731
+    found += [Match(i, j, share, "traced", True) for i, j, share in traced.continued if allowed(i, j)]
+    extra = [Match(i, j, share, "split", share < 60) for i, j, share in traced.splits if allowed(i, j)]
+    extra += [Match(i, j, share, "merge", share < 60) for i, j, share in traced.merges if allowed(i, j)]
+    return found, extra
+
+
+def _fuzzy(old, new, o, n, anchors, forbid) -> list[Match]:
     a = [score_form(_text(old[i])) for i in o]
     b = [score_form(_text(new[j])) for j in n]
     ratio = process.cdist(a, b, scorer=fuzz.ratio, dtype=np.float32, workers=-1, score_cutoff=MIN_RATIO)
+    # Examples break ties between equally good texts (two keyword rules that differ only in their examples).
     same_id = np.array([[old[i].rule_id == new[j].rule_id for j in n] for i in o], dtype=np.float32) \
         if len(o) * len(n) <= 4_000_000 else np.zeros_like(ratio)
     banned = _banned(old, new, o, n, forbid)
     fuzzy: list[Match] = []
     for _ in range(2):  # round two knows where round one sent each parent and neighbour
-        anchors = found + [m for m in fuzzy if m.score >= 85]
-        bonus = BONUS_SAME_ID * same_id + _parent_bonus(old, new, o, n, anchors) \
-            + _neighbour_bonus(old, new, o, n, anchors)
-        total = np.where(ratio >= MIN_RATIO, np.minimum(ratio + bonus, 100.0), 0.0)
-        total[banned] = -1.0
-        fuzzy = _assign(o, n, ratio, total)
-    return found + fuzzy
+        known = anchors + [m for m in fuzzy if m.score >= 85]
+        bonus = BONUS_SAME_ID * same_id + _parent_bonus(old, new, o, n, known) \
+            + _neighbour_bonus(old, new, o, n, known)
+        total = np.minimum(ratio + bonus, 100.0)
+        eligible = (ratio >= MIN_RATIO) & (total >= ACCEPT) & ~banned
+        fuzzy = _assign(o, n, np.where(eligible, total, 0.0), eligible)
+    return fuzzy
 
 
-def _assign(o, n, ratio, total) -> list[Match]:
-    rows, cols = linear_sum_assignment(total, maximize=True)
+def _assign(o, n, total, eligible) -> list[Match]:
+    """Optimal one-to-one assignment over acceptable pairs only, on steep weights: a pair scoring
+    100 is worth more than any number of pairs scoring 70, so it is never traded for them."""
+    rows_ok = np.flatnonzero(eligible.any(axis=1))
+    cols_ok = np.flatnonzero(eligible.any(axis=0))
+    if not len(rows_ok):
+        return []
+    sub = total[np.ix_(rows_ok, cols_ok)].astype(np.float64)
+    ok = eligible[np.ix_(rows_ok, cols_ok)]
+    weights = np.where(ok, np.exp2((sub - 100.0) / STEEP), 0.0)
+    rows, cols = linear_sum_assignment(weights, maximize=True)
     out = []
     for r, c in zip(rows, cols):
-        score = float(total[r, c])
-        if score < ACCEPT or ratio[r, c] < MIN_RATIO:
+        if not ok[r, c]:
             continue
-        row = np.delete(total[r], c)
-        col = np.delete(total[:, c], r)
-        runner_up = max(row.max(initial=0.0), col.max(initial=0.0))
+        score = float(sub[r, c])
+        runner_up = max(np.delete(sub[r], c).max(initial=0.0), np.delete(sub[:, c], r).max(initial=0.0))
         review = score < REVIEW or score - runner_up < CLOSE_RUNNER_UP
-        out.append(Match(o[r], n[c], round(score, 1), "fuzzy", review))
+        out.append(Match(o[rows_ok[r]], n[cols_ok[c]], round(score, 1), "fuzzy", review))
     return out
 
 
@@ -207,27 +265,35 @@ def _align_headings(old, new, o, n, body: list[Match], force, forbid) -> list[Ma
     to a heading already taken was merged into it; a chapter that dissolved follows its first section."""
     found, forced_o, forced_n = _forced(old, new, o, n, force)
     o = [i for i in o if i not in forced_o]
+    went = {m.old: m.new for m in body if m.method in ONE_TO_ONE}
+    body_old = sorted(went)
+    new_home = defaultdict(set)  # new body index -> the new headings that contain it
+    new_body = sorted(went.values())
+    for j in n:
+        for k in _descendants(new, new_body, new[j]):
+            new_home[k].add(j)
     exact, o, free_n = _exact(old, new, o, [j for j in n if j not in forced_n], lambda r: (r.kind, r.compare))
-    found += exact
+    for m in exact:  # the same title is not enough when the heading's rules went elsewhere ("Spells")
+        kids = _descendants(old, body_old, old[m.old])
+        if kids and sum(m.new in new_home.get(went[k], ()) for k in kids) < 0.2 * len(kids):
+            o.append(m.old)
+            free_n.append(m.new)
+        else:
+            found.append(m)
+    o.sort()
     if not o or not n:
         return found
-    went = {m.old: m.new for m in body if m.old is not None and m.new is not None}
-    body_old = sorted(went)
-    new_home = defaultdict(set)  # new body index -> columns of the new headings that contain it
-    new_body = sorted(went.values())
-    for c, j in enumerate(n):
-        for k in _descendants(new, new_body, new[j]):
-            new_home[k].add(c)
     titles = process.cdist([score_form(old[i].compare) for i in o], [score_form(new[j].compare) for j in n],
                            scorer=fuzz.ratio, dtype=np.float32, workers=-1)
+    col = {j: c for c, j in enumerate(n)}
     votes = np.zeros_like(titles)
     has_kids = np.zeros(len(o), dtype=bool)
     for r, i in enumerate(o):
         kids = _descendants(old, body_old, old[i])
         has_kids[r] = bool(kids)
         for k in kids:
-            for c in new_home.get(went[k], ()):
-                votes[r, c] += 1 / len(kids)
+            for j in new_home.get(went[k], ()):
+                votes[r, col[j]] += 1 / len(kids)
     compatible = np.array([[_compatible(old[i], new[j]) for j in n] for i in o], dtype=bool)
     same_kind = np.array([[old[i].kind == new[j].kind for j in n] for i in o], dtype=np.float32)
     total = np.minimum(60 * votes + 0.4 * titles + 10 * same_kind, 100.0)
@@ -262,64 +328,38 @@ def _align_headings(old, new, o, n, body: list[Match], force, forbid) -> list[Ma
     return found
 
 
+GLOSSARY_SUFFIX = re.compile(r"\s*\((?:obsolete|informal)\)\s*$")
+GLOSSARY_DEFINITION = 70  # a renamed term keeps (most of) its definition
+GLOSSARY_NAME = 85  # a term whose name barely changed may have been redefined too
+
+
+def term_key(name: str) -> str:
+    """A term's name for matching: case, quotes and the (Obsolete)/(Informal) tags do not count."""
+    return GLOSSARY_SUFFIX.sub("", score_form(name)).replace("?", "").strip()
+
+
 def _align_glossary(old, new, o, n) -> list[Match]:
-    """Terms match by name; a renamed term matches when its definition is word for word the same."""
-    by_term = {new[j].rule_id.lower(): j for j in n}
+    """Terms match by name, then by name and definition together: a term renamed ("Leaves Play"
+    -> "Leaves the Battlefield", "Tribal" -> "Kindred") keeps its definition."""
+    by_key = defaultdict(list)
+    for j in n:
+        by_key[term_key(new[j].rule_id)].append(j)
     found, rest = [], []
     for i in o:
-        j = by_term.pop(old[i].rule_id.lower(), None)
-        if j is None:
-            rest.append(i)
-        else:
+        same = by_key.get(term_key(old[i].rule_id))
+        if same:
+            j = same.pop(0)
             found.append(Match(i, j, 100.0 if old[i].compare == new[j].compare else
                                round(fuzz.ratio(old[i].compare, new[j].compare), 1), "same"))
-    by_text = {new[j].compare: j for j in by_term.values() if new[j].compare}
-    for i in rest:
-        j = by_text.pop(old[i].compare, None)
-        if j is not None:
-            found.append(Match(i, j, 100.0, "moved"))
-    return found
-
-
-def _splits_and_merges(old, new, matches: list[Match]) -> list[Match]:
-    """An added rule whose words sit inside an old rule that lives on elsewhere is a split from
-    it; a removed rule whose words sit inside a surviving new rule was merged into it."""
-    pairs = [(m.old, m.new) for m in matches if m.old is not None and m.new is not None]
-    body_old = [i for i, _ in pairs if _group(old[i]) == "body"]
-    body_new = [j for _, j in pairs if _group(new[j]) == "body"]
-    added = [m.new for m in matches if m.old is None and _group(new[m.new]) == "body"]
-    removed = [m.old for m in matches if m.new is None and _group(old[m.old]) == "body"]
-    extra = [Match(i, j, score, "split", True) for j, i, score in _contained(new, added, old, body_old)]
-    extra += [Match(i, j, score, "merge", True) for i, j, score in _contained(old, removed, new, body_new)]
-    return extra
-
-
-def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"\w+", text) if len(w) > 3}
-
-
-def _contained(pieces_from, pieces, wholes_from, wholes) -> list[tuple[int, int, float]]:
-    """(piece, whole, score) where the piece's words are (nearly) all inside a longer whole.
-    An inverted index finds the few candidates; rapidfuzz's partial_ratio confirms them."""
-    index = defaultdict(set)
-    forms = {k: score_form(wholes_from[k].compare) for k in wholes}
-    for k, form in forms.items():
-        for w in _words(form):
-            index[w].add(k)
-    out = []
-    for p in pieces:
-        piece = score_form(pieces_from[p].compare)
-        words = _words(piece)
-        if len(piece) <= 40 or len(words) < 4:
-            continue
-        overlap = Counter(k for w in words for k in index.get(w, ()))
-        best = None
-        for k, shared in overlap.most_common(5):
-            if shared < 0.9 * len(words) or len(piece) >= 0.9 * len(forms[k]):
-                continue
-            score = fuzz.partial_ratio(piece, forms[k])
-            if score >= SPLIT_MERGE and (best is None or score > best[1]):
-                best = (k, score)
-        if best:
-            out.append((p, best[0], round(best[1], 1)))
-    return out
+        else:
+            rest.append(i)
+    free = sorted(j for js in by_key.values() for j in js)
+    if not rest or not free:
+        return found
+    defs = process.cdist([score_form(old[i].compare) for i in rest], [score_form(new[j].compare) for j in free],
+                         scorer=fuzz.ratio, dtype=np.float32, workers=-1)
+    names = process.cdist([term_key(old[i].rule_id) for i in rest], [term_key(new[j].rule_id) for j in free],
+                          scorer=fuzz.ratio, dtype=np.float32, workers=-1)
+    total = 0.7 * defs + 0.3 * names
+    eligible = ((defs >= GLOSSARY_DEFINITION) | ((names >= GLOSSARY_NAME) & (defs >= MIN_RATIO))) & (total >= ACCEPT)
+    return found + [replace(m, method="renamed") for m in _assign(rest, free, np.where(eligible, total, 0.0), eligible)]

@@ -128,11 +128,15 @@ def history(rule: str, edition: str | None, as_json: bool, processed: Path):
         click.echo(f"lineage {lineage['lineage_id']}")
         for v in lineage["versions"]:
             moved = " (renumbered)" if v["renumbered"] else ""
-            click.echo(f"  {v['edition']}  {v['rule_id']:<10} {v['change']}{moved}   [{v['source']} lines {v['lines']}]")
+            note = f" ({v['note']})" if v["note"] else ""
+            click.echo(f"  {v['edition']}  {v['rule_id']:<10} {v['change']}{moved}{note}   "
+                       f"[{v['source']} lines {v['lines']}]")
             if v["change"] not in ("first", "unchanged") and v["redline"]:
                 click.echo(textwrap.indent(textwrap.fill(v["redline"], 100), "      "))
         for end in lineage["ends"]:
             click.echo(f"  {end['edition']}  {end['change']}" + (f" into {end['into']}" if end["into"] else ""))
+        for x in lineage["relations"]:
+            click.echo(f"  {x['edition']}  {x['how']} {x['rule_id']}")
         if lineage["versions"] and lineage["versions"][0]["commentary"]:
             click.echo(f"  commentary: {', '.join(lineage['versions'][0]['commentary'])}")
 

@@ -33,16 +33,22 @@ def compare(a: list[Rule], b: list[Rule]) -> list[RuleChange]:
     b = [r for r in b if r.kind != "commentary"]
     ea, eb = (a[0].edition if a else ""), (b[0].edition if b else "")
     out = []
-    for m in align(a, b):
+    matches = align(a, b)
+    pieces = {m.new for m in matches if m.method == "split"}  # a split piece is listed once, as split
+    models = {m.new: a[m.old] for m in matches if m.method == "resembles"}
+    for m in matches:
+        if m.method == "resembles":
+            continue
         if m.old is not None and m.new is not None:
             kind = {"merge": "merged", "split": "split"}.get(m.method)
             out.append(change_between(a[m.old], b[m.new], "", m, kind))
         elif m.old is not None:
             out.append(RuleChange(ea, eb, "", a[m.old].rule_id, "", a[m.old].kind, "removed", False, 0.0, False,
                                   "unmatched"))
-        else:
+        elif m.new not in pieces:
+            model = models.get(m.new)
             out.append(RuleChange(ea, eb, "", "", b[m.new].rule_id, b[m.new].kind, "added", False, 0.0, False,
-                                  "unmatched"))
+                                  "unmatched", note=f"resembles {model.rule_id}" if model else ""))
     return out
 
 

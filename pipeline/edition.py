@@ -17,6 +17,7 @@ class Edition:
     complete: bool  # at least one source is a whole official edition
     counts: dict[str, int]  # records by kind
     conflicts: int
+    truncated: bool = False  # an official text that stops early (no complete copy of it): a fragment
 
 
 def merge(rules: list[Rule], docs: list[CleanDoc]) -> list[Rule]:
@@ -76,5 +77,6 @@ def editions(rules: list[Rule], docs: list[CleanDoc]) -> list[Edition]:
                                                                  if d.source.edition_end})
         out.append(Edition(edition, ends[0] if ends else "", tuple(sorted(d.source.source_id for d in group)),
                            any(d.complete for d in group), dict(sorted(counts.get(edition, Counter()).items())),
-                           conflicts[edition]))
+                           conflicts[edition],
+                           not any(d.complete for d in group) and any(d.source.format == "official" for d in group)))
     return out

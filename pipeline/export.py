@@ -110,7 +110,7 @@ def edition_rows(eds: list[Edition], rules: list[Rule]) -> pd.DataFrame:
     for e in eds:
         c = e.counts
         rows.append({"edition": e.edition, "edition_end": e.edition_end,
-                     "status": "complete" if e.complete else "fragment", "sources": list(e.sources),
+                     "status": "complete" if e.complete else ("truncated" if e.truncated else "fragment"), "sources": list(e.sources),
                      "records": sum(c.values()), "parts": c.get("part", 0), "chapters": c.get("chapter", 0),
                      "sections": c.get("section", 0), "rules": c.get("rule", 0), "subrules": c.get("subrule", 0),
                      "rulings": c.get("ruling", 0), "glossary": c.get("glossary", 0),

@@ -40,7 +40,7 @@ def history(processed: Path, rule_id: str, edition: str | None = None) -> list[d
             change = step.change.iloc[0] if len(step) else ("first" if previous is None else "unchanged")
             old_text = previous.text if previous is not None else ""
             steps.append({"edition": row.edition, "rule_id": row.rule_id, "source": row.source,
-                          "change": change, "renumbered": bool(len(step)) and step.renumbered.iloc[0] == "True",
+                          "change": change, "note": step.note.iloc[0] if len(step) else "", "renumbered": bool(len(step)) and step.renumbered.iloc[0] == "True",
                           "text": row.text, "redline": redline(old_text, row.text) if previous is not None else "",
                           "lines": f"{row.line_start}-{row.line_end}",
                           "commentary": sorted(set(citations[(citations.lineage_id == lineage) &
@@ -49,7 +49,23 @@ def history(processed: Path, rule_id: str, edition: str | None = None) -> list[d
         ends = changes[(changes.lineage_id == lineage) & changes.change.isin(["removed", "merged"])]
         out.append({"lineage_id": lineage, "versions": steps,
                     "ends": [{"edition": r.to_edition, "change": r.change, "into": r.new_rule_id}
-                             for _, r in ends.iterrows()]})
+                             for _, r in ends.iterrows()],
+                    "relations": _relations(changes, lineage, versions)})
+    return out
+
+
+def _relations(changes: pd.DataFrame, lineage: str, versions: pd.DataFrame) -> list[dict]:
+    """Splits and merges this lineage took part in: where it came from, what was cut from it, what it took in."""
+    mine = set(zip(versions.edition, versions.rule_id))
+    moved = changes[changes.change.isin(["split", "merged"])]
+    out = []
+    for _, c in moved.iterrows():
+        if c.change == "split" and c.lineage_id == lineage:
+            out.append({"how": "split from", "rule_id": c.old_rule_id, "edition": c.from_edition})
+        elif c.change == "split" and (c.from_edition, c.old_rule_id) in mine:
+            out.append({"how": "piece split off into", "rule_id": c.new_rule_id, "edition": c.to_edition})
+        elif c.change == "merged" and (c.to_edition, c.new_rule_id) in mine:
+            out.append({"how": "took in", "rule_id": c.old_rule_id, "edition": c.from_edition})
     return out
 
 

@@ -16,14 +16,14 @@ from rapidfuzz import fuzz
 
 from pipeline.align import align, score_form
 from pipeline.clean import compare_form
-from pipeline.diff import classify, substitutions, word_ops
+from pipeline.diff import classify, classify_text, substitutions, word_ops
 from pipeline.edition import Edition
 from pipeline.overrides import Overrides
 from pipeline.patterns import SUBRULE_LETTERS as L
 from pipeline.records import Rule, RuleChange
 from pipeline.store import write_atomic
 
-PRIMARY = ("same", "moved", "fuzzy", "override")
+PRIMARY = ("same", "moved", "fuzzy", "override", "traced", "renamed")
 ALIGN_CACHE_VERSION = 1  # bump when alignment or diffs would come out differently
 
 
@@ -56,6 +56,7 @@ def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Override
         if r.kind != "commentary":
             by_edition.setdefault(r.edition, []).append(r)
     complete = {e.edition: e.complete for e in eds}
+    truncated = {e.edition for e in eds if e.truncated}
     known: list[tuple[str, Rule]] = []  # (lineage, latest record), in document order
     last_changed: dict[str, str] = {}
     previous = None
@@ -74,13 +75,14 @@ def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Override
             last_complete = edition if complete.get(edition) else None
             continue
         known = _step(history, known, records, edition, previous, last_complete, complete, last_changed,
-                      overrides, cache)
+                      overrides, cache, edition in truncated)
         previous = edition
         last_complete = edition if complete.get(edition) else last_complete
     return history
 
 
-def _step(history, known, records, edition, previous, last_complete, complete, last_changed, overrides, cache):
+def _step(history, known, records, edition, previous, last_complete, complete, last_changed, overrides, cache,
+          truncated=False):
     """Align what is known with the next edition; record a change row for every rule."""
     old = [r for _, r in known]
     force, forbid = overrides.for_pair(previous, edition)
@@ -100,26 +102,31 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
             if change.change == "modified":
                 last_changed[lineage] = edition
             rows.append(change)
-    extras = {}
+    pieces: dict[int, list] = {}  # new rule -> the split matches it came from
+    models = {m.new: old[m.old] for m in matches if m.method == "resembles"}
     for m in matches:
         if m.method == "merge" and m.old not in continued:
             ended.add(m.old)
             rows.append(replace(diffs[(m.old, m.new, m.method)], lineage_id=known[m.old][0], change="merged"))
-        elif m.method == "split" and m.new not in lineage_of_new and m.new not in extras:
-            extras[m.new] = m
+        elif m.method == "split" and m.new not in lineage_of_new:
+            pieces.setdefault(m.new, []).append(m)
+            if m.old not in continued:
+                ended.add(m.old)  # cut in pieces, none of them its successor
     for j, r in enumerate(records):
         if j in lineage_of_new:
             continue
         lineage = mint(r)
         lineage_of_new[j] = lineage
         last_changed[lineage] = edition
-        m = extras.get(j)
-        if m is not None:
+        for m in pieces.get(j, ()):  # a split records every rule the piece came from
             rows.append(replace(diffs[(m.old, m.new, m.method)], lineage_id=lineage, change="split"))
-        else:
+        if j not in pieces:
             # New since the last complete edition; with none before, only first seen in this source.
+            model = models.get(j)
+            note = f"resembles {model.rule_id} of {model.edition}" if model else ""
             rows.append(RuleChange(last_complete or previous, edition, lineage, "", r.rule_id, r.kind,
-                                   "added" if last_complete else "first_seen", False, 0.0, False, "unmatched"))
+                                   "added" if last_complete else "first_seen", False, 0.0, False, "unmatched",
+                                   note=note))
     for j, r in enumerate(records):
         history.lineage[rule_key(r)] = lineage_of_new[j]
         history.last_changed[rule_key(r)] = last_changed[lineage_of_new[j]]
@@ -132,6 +139,9 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
     else:  # a fragment: what it does not give is still what the last full edition said
         replaced = {known[i][0] for i in continued | ended}
         new_known = [(lin, r) for lin, r in known if lin not in replaced]
+        if truncated:  # an edition that stops early says nothing of what it lacks: the lineage goes on
+            rows += [RuleChange(r.edition, edition, lin, r.rule_id, "", r.kind, "not_covered", False, 0.0, False,
+                                "unmatched") for lin, r in new_known]
         new_known += [(lineage_of_new[j], r) for j, r in enumerate(records)]
     history.changes += rows
     return new_known
@@ -170,9 +180,12 @@ def change_between(a: Rule, b: Rule, lineage: str, m, change: str | None = None)
         example_ops = (word_ops("\n".join(a.examples), "\n".join(b.examples)),)
     subs = substitutions(ops) + substitutions(title_ops) + tuple(s for e in example_ops for s in substitutions(e))
     similarity = round(fuzz.ratio(_full(a), _full(b)), 1)
+    note = ""
+    if a.kind == "glossary" and classify_text(a.rule_id, b.rule_id) not in ("unchanged", "cosmetic"):
+        change, note = change or "renamed", f"renamed from {a.rule_id}"
     return RuleChange(a.edition, b.edition, lineage, a.rule_id, b.rule_id, b.kind, change or classify(a, b),
                       a.rule_id != b.rule_id, similarity, m.review, m.method, m.score, ops, title_ops, example_ops,
-                      subs)
+                      subs, note)
 
 
 def _full(r: Rule) -> str:

@@ -9,6 +9,9 @@ RULE_NUMBER = re.compile(r"^\d{3}(?:\.\d+[a-z]?(?:-[a-z])?)?(?:\.Ruling\.\d+)?$"
 NUMBERED_START = re.compile(
     r"^(?P<num>\d{3}(?:\.\s?\d+[a-z]?)?(?:\.Ruling\.\d+)?|\d{3}\.\s?\d+[a-z]?)(?P<sep>\.?\s+-\s+|\.?\s+|\.$)"
 )
+# What looks like a misprinted rule number at a paragraph's start: "306.b" (for 306.3b), "306.3.b",
+# "3063b", "306,3b". Repaired only when the numbers around it leave one possibility.
+NEAR_NUMBER = re.compile(r"^(?P<num>\d{3}[.,]?(?:\d+)?[.,]?[a-z]?)(?=\.?\s+[A-Z])")
 PART_START = re.compile(r"^(?P<num>[1-9])\.\s+(?P<title>[A-Z].*)$")  # "1. The Game"
 
 # "These rules are effective as of June 17, 2011." / "These rules are current as of October 1, 2003."

@@ -116,7 +116,9 @@ class Match:
     """Old record `old` (index into the old list) is new record `new` (index into the new list).
 
     One side is None for a rule that was removed or added. `method` says how it was found:
-    same (number and words), moved (same words, new number), fuzzy, override, split, merge.
+    same (number and words), moved (same words, new number), fuzzy, override, traced (the piece
+    that kept most of a rule's text), renamed (a glossary term), split, merge, resembles (a new
+    rule written on the model of an old one that still exists).
     """
 
     old: int | None
@@ -136,7 +138,7 @@ class RuleChange:
     old_rule_id: str
     new_rule_id: str
     kind: str
-    change: str  # unchanged | cosmetic | reference | modified | added | removed | split | merged | first_seen
+    change: str  # unchanged | cosmetic | reference | modified | renamed | added | removed | split | merged | first_seen
     renumbered: bool
     similarity: float  # 0-100, how alike the two texts are (comparison forms, examples included)
     review: bool
@@ -146,3 +148,4 @@ class RuleChange:
     title_ops: tuple = ()
     example_ops: tuple = ()  # one tuple of operations per example position
     substitutions: tuple[tuple[str, str], ...] = ()  # wording swaps seen: ("play", "cast")
+    note: str = ""  # what a person should know: "renamed from Leaves Play", "resembles 702.51 (template)"

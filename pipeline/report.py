@@ -23,8 +23,9 @@ from pipeline.segment import natural_key
 from pipeline.store import write_atomic, write_if_changed
 
 NEEDED = ("editions", "sources", "discards", "rules", "changes", "citations", "terminology", "renumberings")
-CLASSES = ("unchanged", "cosmetic", "reference", "modified", "added", "removed", "split", "merged", "first_seen")
-HIDDEN_BY_DEFAULT = ("unchanged", "cosmetic", "reference")
+CLASSES = ("unchanged", "cosmetic", "reference", "modified", "renamed", "added", "removed", "split", "merged",
+           "first_seen", "not_covered")
+HIDDEN_BY_DEFAULT = ("unchanged", "cosmetic", "reference", "not_covered")
 STATIC = ("style.css", "app.js")
 TOP_TERMS = 8
 
@@ -126,7 +127,7 @@ def _steps(changes: pd.DataFrame, runs: pd.DataFrame) -> list[dict]:
     for (a, b), group in changes.groupby(["from_edition", "to_edition"], sort=True):
         counts = Counter(group["change"])
         out.append({"from": a, "to": b, "counts": {c: counts.get(c, 0) for c in CLASSES},
-                    "changed": sum(counts.get(c, 0) for c in ("modified", "added", "removed", "split", "merged")),
+                    "changed": sum(counts.get(c, 0) for c in ("modified", "renamed", "added", "removed", "split", "merged")),
                     "renumbered": int((group["renumbered"] == "True").sum()),
                     "review": int((group["review"] == "True").sum()),
                     "runs": runs[(runs.from_edition == a) & (runs.to_edition == b)].to_dict(orient="records")})
@@ -239,6 +240,7 @@ def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame)
     for r in rules:
         if r["lineage_id"]:
             groups.setdefault(r["lineage_id"], []).append(r)
+    relations = _relations(rules, changes)
     for lineage in sorted(groups):
         versions, previous = [], None
         for r in sorted(groups[lineage], key=lambda r: r["edition"]):
@@ -248,14 +250,35 @@ def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame)
             now = r["text"] or r["title"]
             ops = json.loads(step["ops"] if r["text"] else step["title_ops"]) if step and previous is not None else []
             inline, _, _ = segments(before, now, ops) if ops else ([("same", now)], [], [])
-            versions.append({**r, "change": change, "renumbered": bool(step) and step["renumbered"] == "True",
+            versions.append({**r, "change": change, "note": step["note"] if step else "", "renumbered": bool(step) and step["renumbered"] == "True",
                              "inline": inline, "examples": json.loads(r["examples"]),
                              "citations": json.loads(r["citations"]), "flags": json.loads(r["flags"]),
                              "source_ids": r["source"].split(";")})
             previous = r
         yield {"id": lineage, "versions": versions, "end": ends.get(lineage),
                "numbers": list(dict.fromkeys(v["rule_id"] for v in versions)), "kind": versions[-1]["kind"],
-               "notes": notes.get(lineage, [])}
+               "notes": notes.get(lineage, []), "relations": relations.get(lineage, [])}
+
+
+def _relations(rules: list[dict], changes: pd.DataFrame) -> dict[str, list[dict]]:
+    """Splits and merges seen from each lineage involved: where a rule came from, which pieces were
+    cut from it, which ended rules it took in. Each entry links to the other lineage."""
+    lineage_of = {(r["edition"], r["rule_id"]): r["lineage_id"] for r in rules if r["kind"] != "commentary"}
+    out: dict[str, list[dict]] = {}
+    moved = changes[changes.change.isin(["split", "merged"])].to_dict(orient="records")
+    for c in moved:
+        old = lineage_of.get((c["from_edition"], c["old_rule_id"]), "")
+        new = lineage_of.get((c["to_edition"], c["new_rule_id"]), "")
+        if c["change"] == "split":
+            out.setdefault(c["lineage_id"], []).append(_relation("split from", c["old_rule_id"], c["from_edition"], old))
+            out.setdefault(old, []).append(_relation("piece split off into", c["new_rule_id"], c["to_edition"], new))
+        else:
+            out.setdefault(new, []).append(_relation("took in", c["old_rule_id"], c["from_edition"], old))
+    return out
+
+
+def _relation(how: str, rule_id: str, edition: str, lineage: str) -> dict:
+    return {"how": how, "rule_id": rule_id, "edition": edition, "href": lineage_file(lineage) if lineage else ""}
 
 
 def _index_entry(lineage: dict) -> list:

@@ -62,16 +62,22 @@ TABLES = (
         ("old_rule_id", "string", "Number in the old edition (empty when added)."),
         ("new_rule_id", "string", "Number in the new edition (empty when removed)."),
         ("kind", "string", "Kind of the record (in the new edition when there is one)."),
-        ("change", "string", "unchanged, cosmetic, reference, modified, added, removed, split, merged or first_seen."),
+        ("change", "string", "unchanged, cosmetic, reference, modified, renamed (a glossary term), added, removed, "
+                             "split (a new rule made of this old rule's text; one row per source), merged (an ended "
+                             "rule whose text lives on in the new one), not_covered (a truncated edition lacks it; "
+                             "the lineage goes on) or first_seen."),
         ("renumbered", "boolean", "The number changed."),
         ("similarity", "number", "0-100: how alike the old and new texts are (comparison forms, examples included)."),
         ("score", "number", "0-100: the alignment's score, similarity plus structural evidence."),
         ("review", "boolean", "A borderline match a person should check."),
-        ("method", "string", "How the match was found: same, moved, fuzzy, override, split, merge, unmatched."),
+        ("method", "string", "How the match was found: same, moved, fuzzy, override, traced (sentence tracing), "
+                             "renamed, split, merge, unmatched."),
         ("ops", "array", "Word operations on the text: [tag, old_start, old_end, new_start, new_end, old_text, new_text]."),
         ("title_ops", "array", "Word operations on the title."),
         ("example_ops", "array", "Word operations per example position."),
         ("substitutions", "array", "Short wording swaps seen: [[old, new], ...]."),
+        ("note", "string", "What a person should know: the old name of a renamed term, the rule an added rule "
+                           "resembles."),
     ), ("from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id", "change"), LINEAGE_FK),
     Table("lineages", "One row per lineage: a rule followed through every edition it lived in.", _cols(
         ("lineage_id", "string", "Identity: the edition and number where it first appeared."),
@@ -89,7 +95,8 @@ TABLES = (
     Table("editions", "One row per edition.", _cols(
         ("edition", "date", "Date of the edition (effective date stated in its text)."),
         ("edition_end", "date", "End of the date range, when only fragments of unknown date give it."),
-        ("status", "string", "complete (a whole official edition) or fragment."),
+        ("status", "string", "complete (a whole official edition), truncated (an official text that stops early: "
+                             "rules it lacks are not_covered, not removed) or fragment."),
         ("sources", "array", "Source ids that give it (JSON list)."),
         ("records", "integer", "Records of every kind."),
         ("parts", "integer", "Parts (1. Game Concepts)."),

@@ -11,7 +11,7 @@ import spacy
 
 from pipeline.clean import LINE_BREAK, collapse_spaces, compare_form, strip_citations
 from pipeline.nlp import ANALYSIS_VERSION, Analysis, analyse, load
-from pipeline.patterns import SUBRULE_LETTERS
+from pipeline.patterns import NEAR_NUMBER, SUBRULE_LETTERS
 from pipeline.records import Citation, CleanDoc, Rule
 from pipeline.store import write_atomic
 
@@ -102,6 +102,8 @@ def segment(doc: CleanDoc, cache: ParagraphCache) -> list[Rule]:
             current.pieces.append([offset, end])
         else:
             starts = a.starts if p.role not in NO_BOUNDARIES else ()
+            if current is not None and p.role not in NO_BOUNDARIES and (not starts or starts[0][0] > 0):
+                starts = _misprinted(p.text, current) + list(starts)
             cuts = [s for s, _, _ in starts] + [len(p.text)]
             if cuts[0] > 0:  # text before any number: an example or a continuation paragraph
                 if current is None:
@@ -111,6 +113,9 @@ def segment(doc: CleanDoc, cache: ParagraphCache) -> list[Rule]:
                 current.pieces.append([offset, offset + cuts[0]])
             for (start, text_start, rule_id), stop in zip(starts, cuts[1:]):
                 draft = _Draft(rule_id, "", p.first_line)
+                printed = re.sub(r"[\s.\-–—]+$", "", p.text[start:text_start]).replace(" ", "")
+                if printed != rule_id:
+                    draft.flags.append(f"number-repaired (printed {printed})")
                 draft.text.append((p.text[text_start:stop], a, text_start))
                 draft.pieces.append([offset + start, offset + stop])
                 drafts.append(draft)
@@ -144,6 +149,46 @@ def _orphan(doc: CleanDoc, cache: ParagraphCache, line: int) -> _Draft:
     if previous:
         return _Draft(previous, "", line, flags=["partial"])
     return _Draft(f"{doc.source.source_id}.L{line}", "fragment", line, flags=["orphan"])
+
+
+def _misprinted(text: str, current: _Draft) -> list[tuple[int, int, str]]:
+    """A paragraph that starts with a misprinted number ("306.b" after 306.3a) is its own rule when
+    the number before it leaves exactly one number it can be; otherwise it stays where it is, and
+    the record it joins is flagged for review."""
+    m = NEAR_NUMBER.match(text)
+    if not m:
+        return []
+    printed = m["num"].replace(",", ".")
+    fits = [c for c in _next_numbers(current.rule_id) if _one_slip(printed, c)]
+    if len(fits) != 1:
+        current.flags.append("number-review")
+        return []
+    sep = re.match(r"\.?\s+", text[m.end():])
+    return [(0, m.end() + sep.end(), fits[0])]
+
+
+def _next_numbers(rule_id: str) -> list[str]:
+    """The numbers that can follow `rule_id`: the next subrule, the next rule, its first subrule."""
+    m = re.fullmatch(r"(\d{3})\.(\d+)([a-z]?)", rule_id)
+    if not m:
+        return []
+    chapter, number, letter = m[1], int(m[2]), m[3]
+    out = [f"{chapter}.{number + 1}", f"{chapter}.{number + 1}a"]
+    if letter in SUBRULE_LETTERS[:-1]:
+        out.append(f"{chapter}.{number}{SUBRULE_LETTERS[SUBRULE_LETTERS.index(letter) + 1]}")
+    elif not letter:
+        out.append(f"{chapter}.{number}a")
+    return out
+
+
+def _one_slip(printed: str, intended: str) -> bool:
+    """One character dropped, added or changed ("306.b", "306.3.b", "306.3c" for 306.3b is not)."""
+    if printed == intended or abs(len(printed) - len(intended)) > 1:
+        return False
+    if len(printed) == len(intended):
+        return sum(a != b for a, b in zip(printed, intended)) == 1 and not printed[-1].isalpha()
+    short, long = sorted((printed, intended), key=len)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
 def previous_rule_id(rule_id: str) -> str:

@@ -1,0 +1,212 @@
+"""Sentence tracing: where did the text of a rule go, and where did a new rule's text come from?
+
+Alignment pairs rules one to one. What it cannot see is a rule cut in pieces (212.9d became
+306.5, 306.5a-c, 306.9 and 306.10), two rules joined (212.6a and 212.6b became 305.1), or a
+sentence moved from one rule to another. Tracing looks only at text that one-to-one matching
+left unexplained: every sentence of an unmatched rule, and the sentences a matched rule lost
+(or gained) on the way. Each such sentence is weighted by how rare its words are in its
+edition, so boilerplate ("The active player gets priority.", "See rule 704.") weighs next to
+nothing, and a new rule written on the model of an old one that still exists unchanged has no
+unexplained old text to come from: it is added, not split.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz import fuzz
+
+from pipeline.clean import compare_form
+from pipeline.records import Rule
+
+SAME_SENTENCE = 75  # ratio for a reworded sentence (long sentences; short ones need SHORT_SENTENCE)
+SHORT_SENTENCE = 88
+SHORT_WORDS = 8
+CONTAINED = 90  # partial ratio for a piece of a sentence found inside a longer one
+MIN_PIECE_WORDS = 5
+IDF_FULL = math.log(20)  # a word in one rule of twenty or fewer counts fully
+RARE_IN = 3  # a word in at most this many rules of an edition names something (a keyword, a card type)
+CANDIDATES = 6  # per sentence, the old (or new) sentences sharing the most rare words
+WORD = re.compile(r"[a-z][a-z'’-]+")
+STOP = frozenset("the a an of to and or in on is are be it its that this with for as by any each if may "
+                 "can can't from has have was were which who their they them his her he she one rule see "
+                 "rules player players".split())
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One sentence of one rule, in scoring form, with its weight in its edition."""
+
+    rule: int  # index into the edition's record list
+    text: str
+    words: frozenset[str]
+    weight: float
+    rare: frozenset[str] = frozenset()  # words found in very few rules of the edition: names, mostly
+
+
+SENTENCE_END = re.compile(r"(?<=[.!?])[\"”)]*\s+(?=[\"“(]?[A-Z0-9])|\n+")
+
+
+def sentences(r: Rule, form) -> list[str]:
+    """The rule's sentences (not its examples), in scoring form. Records made without spaCy (tests,
+    other tools) are split at sentence ends."""
+    parts = r.sentences or SENTENCE_END.split(r.compare)
+    return [s for s in (form(compare_form(p)) for p in parts) if s.strip()]
+
+
+def units(rules: list[Rule], idx, form) -> dict[int, list[Unit]]:
+    """Every sentence of every rule, weighted by the rarity of its words in the edition; a sentence
+    printed word for word in several rules (boilerplate) shares its weight among them."""
+    texts = {i: sentences(rules[i], form) for i in idx}
+    idf = idf_of(texts)
+    rare = {w for w, v in idf.items() if v >= math.log((len(texts) + 1) / (RARE_IN + 0.5))}
+    copies = Counter(s for parts in texts.values() for s in set(parts))
+    return {i: [Unit(i, s, w, weight(w, idf) / copies[s], w & rare) for s in parts for w in [content_words(s)]]
+            for i, parts in texts.items()}
+
+
+@lru_cache(maxsize=1 << 16)
+def content_words(text: str) -> frozenset[str]:
+    return frozenset(w for w in WORD.findall(text) if w not in STOP and len(w) > 2)
+
+
+def idf_of(texts: dict[int, list[str]]) -> dict[str, float]:
+    """Inverse document frequency of each word over the edition's rules: rare words carry identity."""
+    df = Counter()
+    for parts in texts.values():
+        df.update(frozenset().union(*map(content_words, parts)))
+    n = max(len(texts), 1)
+    return {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
+
+
+def weight(words: frozenset[str], idf: dict[str, float]) -> float:
+    """About one per word, less for words most rules use: the amount of a rule's own text."""
+    return sum(min(1.0, idf.get(w, 0.0) / IDF_FULL) for w in words)
+
+
+def likeness(a: Unit, b: Unit, inside: bool = False) -> float:
+    """How surely `a` and `b` are the same sentence (perhaps reworded) or one is a piece of the
+    other: a score over 100 when alike, 0 when not. With `inside`, only `a` may be the piece
+    (a sentence kept whole inside a longer one is kept)."""
+    short = min(len(a.words), len(b.words))
+    if short == 0:
+        return 0.0
+    if (a.rare - b.words) and (b.rare - a.words):
+        return 0.0  # the same pattern about two different things: "Decayed represents..." / "Hideaway represents..."
+    ratio = fuzz.ratio(a.text, b.text)
+    if ratio >= (SHORT_SENTENCE if short < SHORT_WORDS else SAME_SENTENCE):
+        return 100.0 + ratio
+    if short < MIN_PIECE_WORDS or (inside and len(a.text) > len(b.text)):
+        return 0.0
+    partial = fuzz.partial_ratio(a.text, b.text)
+    return partial if partial >= CONTAINED else 0.0
+
+
+def alike(a: Unit, b: Unit, inside: bool = False) -> bool:
+    return likeness(a, b, inside) > 0
+
+
+def unexplained(mine: list[Unit], theirs: list[Unit]) -> list[Unit]:
+    """My sentences that have no counterpart among theirs (what a matched rule lost or gained)."""
+    return [u for u in mine if u.weight > 0 and not any(alike(u, t, inside=True) for t in theirs)]
+
+
+def flows(old_units: list[Unit], new_units: list[Unit]) -> dict[tuple[int, int], float]:
+    """(old rule, new rule) -> weight of the text that went from one to the other. Each new
+    sentence came from its best old counterpart; an old sentence went to its best new counterpart,
+    unless it was cut in pieces (302.4a and 302.4b are both pieces of one sentence of 212.3d).
+    So a new rule that copies a sentence's pattern (a keyword written on the model of another)
+    does not take it from the rule that really got it. Candidates come from an index of rare
+    words, so the cost follows the unexplained text, not the edition."""
+    index = defaultdict(list)
+    for k, u in enumerate(old_units):
+        for w in u.words:
+            index[w].append(k)
+    best_of_new = {}
+    for m, b in enumerate(new_units):
+        if b.weight <= 0:
+            continue
+        shared = Counter(k for w in b.words for k in index.get(w, ()))
+        best = (0.0, -1)
+        for k, count in shared.most_common(CANDIDATES):
+            if count * 2 < min(len(old_units[k].words), len(b.words)):
+                break
+            best = max(best, (likeness(old_units[k], b), -k))
+        if best[0] > 0:
+            best_of_new[m] = (-best[1], best[0])
+    best_of_old: dict[int, float] = {}
+    for m, (k, score) in best_of_new.items():
+        if not _piece_of(new_units[m], old_units[k], score):
+            best_of_old[k] = max(best_of_old.get(k, 0.0), score)
+    out: dict[tuple[int, int], float] = defaultdict(float)
+    for m, (k, score) in sorted(best_of_new.items()):
+        a, b = old_units[k], new_units[m]
+        if _piece_of(b, a, score) or score >= best_of_old[k]:
+            out[(a.rule, b.rule)] += min(a.weight, b.weight)
+    return dict(out)
+
+
+def _piece_of(b: Unit, a: Unit, score: float) -> bool:
+    """`b` is a part of the longer `a` (not the same sentence)."""
+    return score <= 100 and len(b.text) < len(a.text)
+
+
+MIN_FLOW = 3.0  # about three words of a rule's own text: less is not evidence of anything
+SHARE = 0.3  # part of a rule's own text that must have gone (or come) for a split or merge to count
+
+
+@dataclass(frozen=True, slots=True)
+class Traced:
+    """What tracing found: continuations (old, new, share), split pieces and merges (old, new, share)."""
+
+    continued: list[tuple[int, int, float]]
+    splits: list[tuple[int, int, float]]
+    merges: list[tuple[int, int, float]]
+
+
+def trace(old: list[Rule], new: list[Rule], o: list[int], n: list[int], primary: dict[int, int],
+          exact: set[int], form) -> Traced:
+    """`primary` maps old -> new for the one-to-one matches; `exact` holds the old rules whose text
+    came through word for word (nothing lost, nothing gained)."""
+    uo = units(old, o, form)
+    un = units(new, n, form)
+    back = {j: i for i, j in primary.items()}
+    pool_old, pool_new = [], []
+    for i in o:
+        j = primary.get(i)
+        pool_old += uo[i] if j is None else ([] if i in exact else unexplained(uo[i], un[j]))
+    for j in n:
+        i = back.get(j)
+        pool_new += un[j] if i is None else ([] if i in exact else unexplained(un[j], uo[i]))
+    flow = flows(pool_old, pool_new)
+    own_old = {i: sum(u.weight for u in uo[i]) or 1.0 for i in o}
+    own_new = {j: sum(u.weight for u in un[j]) or 1.0 for j in n}
+    best_of = {}  # old rule -> the new rule that received most of its text
+    for (i, j), f in sorted(flow.items()):
+        if f > best_of.get(i, (0.0, None))[0]:
+            best_of[i] = (f, j)
+    continued, taken = [], set()
+    for (i, j), f in sorted(flow.items(), key=lambda x: (-x[1], x[0])):
+        if i in primary or j in back or j in taken or best_of[i][1] != j or f < MIN_FLOW:
+            continue
+        if f >= SHARE * own_new[j] or f >= SHARE * own_old[i]:
+            continued.append((i, j, _pct(f, own_old[i])))
+            taken.add(j)
+            primary = {**primary, i: j}
+    back.update({j: i for i, j, _ in continued})
+    splits, merges = [], []
+    for (i, j), f in sorted(flow.items()):
+        if f < MIN_FLOW or primary.get(i) == j:
+            continue
+        if j not in back and f >= SHARE * own_new[j]:
+            splits.append((i, j, _pct(f, own_new[j])))  # a new rule made (mostly) of this old rule's text
+        elif i not in primary and j in back and f >= SHARE * own_old[i]:
+            merges.append((i, j, _pct(f, own_old[i])))  # an ended rule's text lives on in this one
+    return Traced(continued, splits, merges)
+
+
+def _pct(part: float, whole: float) -> float:
+    return round(min(100.0, 100.0 * part / whole), 1)
