@@ -21,6 +21,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 from scipy.optimize import linear_sum_assignment
 
+from pipeline.clean import compare_form
 from pipeline.patterns import NUMBER_IN_TEXT, TERMINOLOGY
 from pipeline.records import Match, Rule
 from pipeline.trace import trace
@@ -329,37 +330,60 @@ def _align_headings(old, new, o, n, body: list[Match], force, forbid) -> list[Ma
 
 
 GLOSSARY_SUFFIX = re.compile(r"\s*\((?:obsolete|informal)\)\s*$")
-GLOSSARY_DEFINITION = 70  # a renamed term keeps (most of) its definition
-GLOSSARY_NAME = 85  # a term whose name barely changed may have been redefined too
-
-
-def term_key(name: str) -> str:
-    """A term's name for matching: case, quotes and the (Obsolete)/(Informal) tags do not count."""
-    return GLOSSARY_SUFFIX.sub("", score_form(name)).replace("?", "").strip()
+GLOSSARY_RENAMED = 85  # a renamed term keeps its definition
+GLOSSARY_DEFINITION = 70  # ... or most of it
 
 
 def _align_glossary(old, new, o, n) -> list[Match]:
-    """Terms match by name, then by name and definition together: a term renamed ("Leaves Play"
-    -> "Leaves the Battlefield", "Tribal" -> "Kindred") keeps its definition."""
+    """Terms match by name; then a renamed term by its definition ("Tribal" -> "Kindred", though
+    the old name lives on as the pointer "Tribal (Obsolete)"); then a term that only became
+    "(Obsolete)" or "(Informal)" keeps its lineage; then name and definition together."""
+    found = _same_key(old, new, o, n, [], _name, "same")
+    for strong in (GLOSSARY_RENAMED, GLOSSARY_DEFINITION):
+        rest, free = _unmatched(o, n, found)
+        if rest and free:
+            defs = process.cdist([score_form(old[i].compare) for i in rest], [score_form(new[j].compare) for j in free],
+                                 scorer=fuzz.ratio, dtype=np.float32, workers=-1)
+            names = process.cdist([term_key(old[i].rule_id) for i in rest], [term_key(new[j].rule_id) for j in free],
+                                  scorer=fuzz.ratio, dtype=np.float32, workers=-1)
+            total = 0.7 * defs + 0.3 * names
+            eligible = (defs >= strong) & (total >= ACCEPT)
+            found += [replace(m, method="renamed") for m in _assign(rest, free, np.where(eligible, total, 0.0), eligible)]
+        if strong == GLOSSARY_RENAMED:  # "Damage Assignment Order" -> "Damage Assignment Order (Obsolete)"
+            found = _same_key(old, new, o, n, found, term_key, "renamed")
+    return found
+
+
+def _unmatched(o, n, found) -> tuple[list[int], list[int]]:
+    taken_old, taken_new = {m.old for m in found}, {m.new for m in found}
+    return [i for i in o if i not in taken_old], [j for j in n if j not in taken_new]
+
+
+def _same_key(old, new, o, n, found, key, method) -> list[Match]:
+    rest, free = _unmatched(o, n, found)
     by_key = defaultdict(list)
-    for j in n:
-        by_key[term_key(new[j].rule_id)].append(j)
-    found, rest = [], []
-    for i in o:
-        same = by_key.get(term_key(old[i].rule_id))
+    for j in free:
+        by_key[key(new[j].rule_id)].append(j)
+    found = list(found)
+    for i in rest:
+        same = by_key.get(key(old[i].rule_id))
         if same:
             j = same.pop(0)
-            found.append(Match(i, j, 100.0 if old[i].compare == new[j].compare else
-                               round(fuzz.ratio(old[i].compare, new[j].compare), 1), "same"))
-        else:
-            rest.append(i)
-    free = sorted(j for js in by_key.values() for j in js)
-    if not rest or not free:
-        return found
-    defs = process.cdist([score_form(old[i].compare) for i in rest], [score_form(new[j].compare) for j in free],
-                         scorer=fuzz.ratio, dtype=np.float32, workers=-1)
-    names = process.cdist([term_key(old[i].rule_id) for i in rest], [term_key(new[j].rule_id) for j in free],
-                          scorer=fuzz.ratio, dtype=np.float32, workers=-1)
-    total = 0.7 * defs + 0.3 * names
-    eligible = ((defs >= GLOSSARY_DEFINITION) | ((names >= GLOSSARY_NAME) & (defs >= MIN_RATIO))) & (total >= ACCEPT)
-    return found + [replace(m, method="renamed") for m in _assign(rest, free, np.where(eligible, total, 0.0), eligible)]
+            score = 100.0 if old[i].compare == new[j].compare else round(fuzz.ratio(old[i].compare, new[j].compare), 1)
+            found.append(Match(i, j, score, method, method != "same" and score < REVIEW))
+    return found
+
+
+_NAME_TERMS = tuple((a, b) for a, b in TERMINOLOGY if not a.startswith("play"))  # "Play" is still a term
+_NAME_TERM_RE = re.compile(r"\b(?:" + "|".join(re.escape(a) for a, _ in _NAME_TERMS) + r")\b")
+
+
+def _name(term: str) -> str:
+    """A term's name for matching: case, quotes and wholesale renamings ("Leaves Play") do not count."""
+    text = compare_form(term).lower().replace("?", "")
+    return _NAME_TERM_RE.sub(lambda m: dict(_NAME_TERMS)[m.group()], text).strip()
+
+
+def term_key(name: str) -> str:
+    """The name without the (Obsolete)/(Informal) tags."""
+    return GLOSSARY_SUFFIX.sub("", _name(name)).strip()

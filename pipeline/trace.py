@@ -27,7 +27,6 @@ SHORT_SENTENCE = 88
 SHORT_WORDS = 8
 CONTAINED = 90  # partial ratio for a piece of a sentence found inside a longer one
 MIN_PIECE_WORDS = 5
-IDF_FULL = math.log(20)  # a word in one rule of twenty or fewer counts fully
 RARE_IN = 3  # a word in at most this many rules of an edition names something (a keyword, a card type)
 CANDIDATES = 6  # per sentence, the old (or new) sentences sharing the most rare words
 WORD = re.compile(r"[a-z][a-z'’-]+")
@@ -62,7 +61,8 @@ def units(rules: list[Rule], idx, form) -> dict[int, list[Unit]]:
     printed word for word in several rules (boilerplate) shares its weight among them."""
     texts = {i: sentences(rules[i], form) for i in idx}
     idf = idf_of(texts)
-    rare = {w for w, v in idf.items() if v >= math.log((len(texts) + 1) / (RARE_IN + 0.5))}
+    df = Counter(w for parts in texts.values() for w in frozenset().union(*map(content_words, parts)))
+    rare = {w for w, c in df.items() if c <= RARE_IN}
     copies = Counter(s for parts in texts.values() for s in set(parts))
     return {i: [Unit(i, s, w, weight(w, idf) / copies[s], w & rare) for s in parts for w in [content_words(s)]]
             for i, parts in texts.items()}
@@ -74,17 +74,19 @@ def content_words(text: str) -> frozenset[str]:
 
 
 def idf_of(texts: dict[int, list[str]]) -> dict[str, float]:
-    """Inverse document frequency of each word over the edition's rules: rare words carry identity."""
+    """How much each word counts: 1 for a word in one rule in twenty or fewer, less for words most
+    rules use (a log scale, inverse document frequency)."""
     df = Counter()
     for parts in texts.values():
         df.update(frozenset().union(*map(content_words, parts)))
     n = max(len(texts), 1)
-    return {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
+    full = math.log((n + 1) / (max(1.0, n / 20) + 0.5))
+    return {w: min(1.0, math.log((n + 1) / (c + 0.5)) / full) for w, c in df.items()}
 
 
 def weight(words: frozenset[str], idf: dict[str, float]) -> float:
-    """About one per word, less for words most rules use: the amount of a rule's own text."""
-    return sum(min(1.0, idf.get(w, 0.0) / IDF_FULL) for w in words)
+    """About one per word, less for common words: the amount of a rule's own text."""
+    return sum(idf.get(w, 0.0) for w in words)
 
 
 def likeness(a: Unit, b: Unit, inside: bool = False) -> float:
