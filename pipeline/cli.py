@@ -46,7 +46,8 @@ def friendly_errors(f):
             sys.stderr.close()
             sys.exit(0)
         except OSError as e:
-            raise click.ClickException(f"{e.filename or ''}: {e.strerror or e}") from None
+            where = f"{e.filename}: " if e.filename else ""
+            raise click.ClickException(f"{where}{e.strerror or e}") from None
     return wrapper
 
 
