@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 CORPUS ?=
 CORPUS_ARGS := $(foreach d,$(CORPUS),--corpus $(d))
 
-.PHONY: all run test datasets report bench clean
+.PHONY: all run test browser datasets report bench clean
 
 all: run
 
@@ -26,8 +26,16 @@ datasets: $(STAMP)
 report: $(STAMP)
 	$(PY) -m pipeline report --raw raw $(CORPUS_ARGS) --processed processed --reports reports
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(PY) -m pytest -q
+
+# The browser tests drive Debian's Chromium (Playwright cannot download its own browser here):
+# installed as root (or through sudo) when it is missing.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	    SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
+	    echo "installing Debian's chromium for the browser tests"; \
+	    $$SUDO apt-get update -q && $$SUDO apt-get install -y -q --no-install-recommends chromium; }
 
 clean:
 	rm -rf processed/*.csv processed/*.json processed/.cache reports/*.html reports/*.css

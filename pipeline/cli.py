@@ -46,7 +46,8 @@ def friendly_errors(f):
             sys.stderr.close()
             sys.exit(0)
         except OSError as e:
-            raise click.ClickException(f"{e.filename or ''}: {e.strerror or e}") from None
+            where = f"{e.filename}: " if e.filename else ""
+            raise click.ClickException(f"{where}{e.strerror or e}") from None
     return wrapper
 
 
@@ -74,6 +75,7 @@ def ingest(raw: Path, corpora: tuple[Path, ...], processed: Path, quiet: bool):
 @friendly_errors
 def segment(raw: Path, corpora: tuple[Path, ...], processed: Path, quiet: bool, no_cache: bool):
     result = stages.run_segment(raw, list(corpora), processed, quiet, use_cache=not no_cache)
+    _warn(result)
     if not quiet:
         _summary(result)
 
@@ -86,7 +88,7 @@ def segment(raw: Path, corpora: tuple[Path, ...], processed: Path, quiet: bool, 
 @quiet_option
 @friendly_errors
 def report_(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, quiet: bool):
-    written = report.render(processed, reports, stages.sources_for_report(raw, list(corpora), processed))
+    written = stages.run_report(raw, list(corpora), processed, reports, quiet)
     if not quiet:
         click.echo(f"wrote {len(written)} files to {reports}/")
 
@@ -103,6 +105,7 @@ def run(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, no
         no_cache: bool, quiet: bool):
     result = stages.run_all(raw, list(corpora), processed, None if no_reports else reports, quiet,
                             use_cache=not no_cache)
+    _warn(result)
     if result is None:
         if not quiet:
             click.echo("nothing changed since the last run: the outputs are up to date")
@@ -242,6 +245,12 @@ def _alignment_bench(raw: Path, corpora: list[Path]) -> None:
                    f"{row['matched']:>8}  {row['correct']}/{len(CHAINS_2009)}")
     for k, v in CHAINS_2009.items():
         click.echo(f"    {k} -> {v}: " + ", ".join(f"{r['method'].split()[0]} {r['chains'][k]}" for r in rows))
+
+
+def _warn(result: stages.Result | None) -> None:
+    """Warnings about the run itself (a damaged cache) are shown even with --quiet."""
+    for w in result.warnings if result else ():
+        click.echo(f"warning: {w}", err=True)
 
 
 def _summary(result: stages.Result) -> None:

@@ -32,6 +32,8 @@ def decode(data: bytes, path: object = None) -> tuple[str, str]:
         return text, "ascii" if data.isascii() else "utf-8"
     except UnicodeDecodeError:
         pass
+    if _clearly_utf8(data):  # a few bad bytes in a UTF-8 file: replaced and reported, not mojibake
+        return data.decode("utf-8", "replace"), "utf-8"
     if _looks_binary(data):
         raise SourceError("binary file (control bytes), not text", path=path)
     scored = []
@@ -45,6 +47,46 @@ def decode(data: bytes, path: object = None) -> tuple[str, str]:
         raise SourceError("bytes are neither UTF-8 nor a known single-byte encoding", path=path)
     _, _, name, text = max(scored)
     return text, name
+
+
+UTF8_MULTIBYTE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+LOCATED = 10  # invalid sequences located by line in the warning; the rest are counted
+
+
+def _clearly_utf8(data: bytes) -> bool:
+    """Valid multi-byte UTF-8 sequences outnumber the invalid bytes at least two to one (a
+    single-byte encoding's text almost never forms valid UTF-8 sequences)."""
+    valid = len(UTF8_MULTIBYTE.findall(data))
+    invalid = _invalid_count(data)
+    return valid >= 2 and valid >= 2 * invalid
+
+
+def _invalid_count(data: bytes) -> int:
+    return data.decode("utf-8", "replace").count("\ufffd") - data.count("\ufffd".encode())
+
+
+def replaced_bytes(data: bytes, encoding: str) -> list[str]:
+    """The warning for a UTF-8 file decoded with replacement: how many invalid sequences, and where."""
+    if encoding != "utf-8":
+        return []
+    try:
+        data.decode("utf-8")
+        return []
+    except UnicodeDecodeError:
+        pass
+    where, pos = [], 0
+    while len(where) < LOCATED:
+        try:
+            data[pos:].decode("utf-8")
+            break
+        except UnicodeDecodeError as e:
+            offset = pos + e.start
+            where.append(f"line {_line_of(data, offset)} (byte {offset})")
+            pos = pos + e.end
+    n = _invalid_count(data)
+    more = f" and {n - len(where)} more" if n > len(where) else ""
+    return [f"{n} invalid UTF-8 byte sequence{'s' if n != 1 else ''} replaced with U+FFFD: "
+            f"{', '.join(where)}{more}"]
 
 
 def plausibility(text: str) -> int:

@@ -3,6 +3,7 @@ Column order, types and keys come from pipeline/schema.py."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from dataclasses import asdict
@@ -141,7 +142,7 @@ def source_rows(docs: list[CleanDoc], rejections: list[Rejection], records: dict
                      "records": records.get(s.source_id, 0), "wrapped": d.wrapped, "complete": d.complete,
                      "warnings": list(d.warnings), "rejection": ""})
     for r in rejections:
-        rows.append({"source_id": r.path.stem, "path": _shown(r.path), "format": "", "kind": "", "edition": "",
+        rows.append({"source_id": r.source_id or r.path.stem, "path": _shown(r.path), "format": "", "kind": "", "edition": "",
                      "edition_end": "", "encoding": "", "sha256": r.sha256, "bytes": r.n_bytes, "chars_total": 0,
                      "chars_kept": 0, "chars_discarded": 0, "discarded_by_reason": {}, "paragraphs": 0,
                      "records": 0, "wrapped": False, "complete": False, "warnings": [], "rejection": r.reason})
@@ -151,7 +152,8 @@ def source_rows(docs: list[CleanDoc], rejections: list[Rejection], records: dict
 def _shown(path: Path) -> str:
     """The file under the name of the folder it was found in (raw/000_....txt, cr-archive/2003-10-01.txt):
     the same whatever the working directory, so outputs stay byte-identical."""
-    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+    shown = f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+    return os.fsencode(shown).decode("utf-8", "replace")  # a name that is not UTF-8: bytes shown as U+FFFD
 
 
 def discard_rows(docs: list[CleanDoc]) -> pd.DataFrame:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline import publish
 from pipeline.diff import redline
 from pipeline.errors import PipelineError
 from pipeline.records import Citation, Rule
@@ -24,6 +25,7 @@ def history(processed: Path, rule_id: str, edition: str | None = None) -> list[d
     """Every lineage that carried `rule_id` (in `edition`, if given), edition by edition."""
     rules = _read(processed, "rules.csv")
     changes = _read(processed, "changes.csv")
+    publish.verify(processed, ["rules.csv", "changes.csv", "citations.csv"])  # never mix two runs' tables
     hits = rules[(rules.rule_id == rule_id) & (rules.kind != "commentary")]
     if edition:
         hits = hits[hits.edition == edition]
@@ -74,6 +76,7 @@ def load_rules(processed: Path, edition: str) -> list[Rule]:
     path = processed / "rules.jsonl"
     if not path.exists():
         raise PipelineError("rules.jsonl is missing: run `python -m pipeline run` first", path=processed)
+    publish.verify(processed, ["rules.jsonl"])
     out = []
     with path.open(encoding="utf-8") as f:
         for line in f:

@@ -2,19 +2,26 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
-from pipeline.decode import decode, mojibake
+from pipeline.clean import LINE_BREAK, normalize_newlines
+from pipeline.decode import decode, mojibake, replaced_bytes
 from pipeline.errors import SourceError
 from pipeline.manifest import MANIFEST_NAME, Entry, read_manifest
-from pipeline.patterns import FILE_DATE
+from pipeline.patterns import EFFECTIVE_DATE, FILE_DATE
 from pipeline.records import CleanDoc, SourceDoc
 from pipeline.sources import ADAPTERS
-from pipeline.sources.official import effective_date, looks_official
+from pipeline.sources.official import FIRST_RULE_ANYWHERE, effective_date, looks_official
 
 IGNORED = {MANIFEST_NAME, "README.md", "overrides.toml"}
+
+
+MAX_LINE = 1_000_000  # characters: spaCy's max_length; no rules text has a line near this long
+NOT_SOURCES = {"README.md": "documentation", "manifest.toml": "a manifest is only read in --raw",
+               "overrides.toml": "overrides are only read in --raw"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +32,7 @@ class Rejection:
     reason: str
     sha256: str = ""
     n_bytes: int = 0
+    source_id: str = ""
 
 
 @dataclass(slots=True)
@@ -33,29 +41,76 @@ class Ingested:
     rejections: list[Rejection] = field(default_factory=list)
 
 
-def discover(raw: Path, corpora: list[Path]) -> tuple[list[tuple[Path, Entry | None]], dict[Path, Entry]]:
-    """Every file to read: raw/ (manifest entries, or official editions found by content) and corpora."""
+def discover(raw: Path, corpora: list[Path], skipped: list[Rejection] | None = None
+             ) -> tuple[list[tuple[Path, Entry | None]], dict[Path, Entry]]:
+    """Every file to read: raw/ (manifest entries, or official editions found by content) and corpora.
+    What a folder holds but the run does not read is added to `skipped`, with why."""
     entries = read_manifest(raw)
     found: list[tuple[Path, Entry | None]] = []
     seen: set[Path] = set()
     for folder in [raw, *corpora]:
         if not folder.is_dir():
             raise SourceError("not a folder", path=folder)
-        for path in sorted(p for p in folder.iterdir() if p.is_file()):
-            resolved = path.resolve()
-            if path.name in IGNORED or path.name.startswith(".") or resolved in seen:
-                continue
-            seen.add(resolved)
-            found.append((path, entries.get(resolved) if folder == raw else None))
+        for path in sorted(folder.iterdir()):
+            why = _not_read(path, folder == raw, seen)
+            if why is None:
+                seen.add(path.resolve())
+                found.append((path, entries.get(path.resolve()) if folder == raw else None))
+            elif why and skipped is not None:
+                skipped.append(Rejection(path, f"not read: {why}"))
     return found, entries
 
 
-def read_source(path: Path, entry: Entry | None) -> SourceDoc:
+def _not_read(path: Path, in_raw: bool, seen: set[Path]) -> str | None:
+    """None for a file to read; else why not ('' for raw/'s own manifest and overrides: used, not sources)."""
+    if in_raw and path.name in IGNORED:
+        return "" if path.name != "README.md" else NOT_SOURCES["README.md"]
+    if path.name in NOT_SOURCES:
+        return NOT_SOURCES[path.name]
+    if path.name.startswith("."):
+        return "hidden file (the name starts with '.')"
+    try:
+        resolved = path.resolve(strict=True)
+    except RuntimeError:
+        return "symbolic link loop"
+    except OSError:
+        return "symbolic link to nothing" if path.is_symlink() else "vanished while listed"
+    if path.is_dir():
+        return "a folder (sub-folders are not searched: pass it as another --corpus)"
+    if not path.is_file():
+        return "not a regular file (a pipe, socket or device)"
+    if resolved in seen:
+        return f"the same file as {resolved.name}, already read"
+    return None
+
+
+def source_ids(paths: list[Path]) -> dict[Path, str]:
+    """A unique, stable id per file: its name without extension, unless that is not valid UTF-8,
+    holds control characters, or an earlier file (raw/ first, then each --corpus in order) already
+    has it (compared ignoring case, as some file systems do); then '-' and the first 8 hex digits of
+    the SHA-256 of the file's full path are added (undecodable bytes shown as U+FFFD)."""
+    ids: dict[Path, str] = {}
+    taken: set[str] = set()
+    for path in paths:
+        stem = os.fsencode(path.stem).decode("utf-8", "replace")
+        clean = "".join(ch if ch.isprintable() else "\ufffd" for ch in stem) or "_"
+        sid = clean
+        if clean != path.stem or clean.casefold() in taken:
+            suffix = hashlib.sha256(os.fsencode(path.absolute())).hexdigest()[:8]
+            sid = f"{clean}-{suffix}"
+        taken.add(sid.casefold())
+        ids[path] = sid
+    return ids
+
+
+def read_source(path: Path, entry: Entry | None, data: bytes | None = None, source_id: str | None = None) -> SourceDoc:
     """Decode and identify one file. Raises SourceError when it cannot be a source."""
-    data = path.read_bytes()
+    data = path.read_bytes() if data is None else data
     text, encoding = decode(data, path)
+    _check_line_lengths(text, path)
     warnings = [f"mojibake in the decoded text: {', '.join(bad)}" for bad in [mojibake(text)] if bad]
-    common = dict(source_id=path.stem, path=path, text=text, encoding=encoding,
+    warnings += replaced_bytes(data, encoding)
+    common = dict(source_id=source_id or path.stem, path=path, text=text, encoding=encoding,
                   sha256=hashlib.sha256(data).hexdigest(), n_bytes=len(data))
     if entry is not None:
         return SourceDoc(format=entry.format, kind=entry.kind, edition=entry.edition,
@@ -64,6 +119,7 @@ def read_source(path: Path, entry: Entry | None) -> SourceDoc:
     if not looks_official(text):
         raise SourceError("not a Comprehensive Rules edition and not in the manifest "
                           "(no 'Comprehensive Rules' title and no rule 100.1)", path=path)
+    _check_single_edition(text, path)
     stated = effective_date(text)
     named = _date_in_name(path.name)
     if stated and named and stated != named:
@@ -79,18 +135,56 @@ def read_source(path: Path, entry: Entry | None) -> SourceDoc:
 
 def ingest(raw: Path, corpora: list[Path], progress=None) -> Ingested:
     """Read and clean every source. Bad files become rejections; a bad manifest raises."""
-    files, _ = discover(raw, corpora)
-    out = Ingested()
+    skipped: list[Rejection] = []
+    files, _ = discover(raw, corpora, skipped)
+    ids = source_ids([p for p, _ in files] + [r.path for r in skipped])
+    out = Ingested(rejections=[replace(r, source_id=ids[r.path]) for r in skipped])
     for path, entry in (progress(files) if progress else files):
+        data = b""
         try:
-            doc = read_source(path, entry)
+            data = path.read_bytes()
+            doc = read_source(path, entry, data, ids[path])
             clean = ADAPTERS[doc.format](doc)
-        except SourceError as e:
-            data = path.read_bytes() if path.is_file() else b""
-            out.rejections.append(Rejection(path, e.message, hashlib.sha256(data).hexdigest(), len(data)))
+            _check_paragraphs(clean, path)
+        except (SourceError, OSError) as e:
+            reason = e.message if isinstance(e, SourceError) else f"cannot be read: {e.strerror or e}"
+            if isinstance(e, SourceError) and e.line:
+                reason = f"line {e.line}: {reason}"
+            out.rejections.append(Rejection(path, reason, hashlib.sha256(data).hexdigest() if data else "",
+                                            len(data), ids[path]))
             continue
         out.docs.append(replace(clean, warnings=doc.warnings + clean.warnings))
     return out
+
+
+def _check_line_lengths(text: str, path: Path) -> None:
+    if len(text) <= MAX_LINE:
+        return
+    for no, line in enumerate(LINE_BREAK.split(text), 1):
+        if len(line) > MAX_LINE:
+            raise SourceError(f"a line of {len(line):,} characters (over {MAX_LINE:,}, spaCy's limit): "
+                              "not a rules text", path=path, line=no)
+
+
+def _check_paragraphs(doc: CleanDoc, path: Path) -> None:
+    for p in doc.paragraphs:
+        if len(p.text) > MAX_LINE:
+            raise SourceError(f"a paragraph of {len(p.text):,} characters (over {MAX_LINE:,}, spaCy's limit)",
+                              path=path, line=p.first_line)
+
+
+def _check_single_edition(text: str, path: Path) -> None:
+    """A file holding several editions one after another is refused rather than read as one
+    edition whose later copies would all become 'credits'."""
+    dates: dict[str, int] = {}
+    for m in EFFECTIVE_DATE.finditer(text):
+        stated = effective_date(m.group(0))
+        if stated and stated not in dates:
+            dates[stated] = len(LINE_BREAK.findall(text, 0, m.start())) + 1
+    starts = len(FIRST_RULE_ANYWHERE.findall(normalize_newlines(text)))
+    if len(dates) > 1 and starts > 1:
+        where = ", ".join(f"{d} at line {n}" for d, n in dates.items())
+        raise SourceError(f"holds {len(dates)} editions ({where}): split it into one file per edition", path=path)
 
 
 def _date_in_name(name: str) -> str | None:

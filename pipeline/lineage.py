@@ -6,10 +6,9 @@ not "removed" by it.
 """
 from __future__ import annotations
 
-import hashlib
-import pickle
+import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 
 from rapidfuzz import fuzz
@@ -20,11 +19,10 @@ from pipeline.diff import classify, classify_text, substitutions, word_ops
 from pipeline.edition import Edition
 from pipeline.overrides import Overrides
 from pipeline.patterns import SUBRULE_LETTERS as L
-from pipeline.records import Rule, RuleChange
-from pipeline.store import write_atomic
+from pipeline.cache import Damaged, tuples
+from pipeline.records import Match, Rule, RuleChange
 
 PRIMARY = ("same", "moved", "fuzzy", "override", "traced", "renamed")
-ALIGN_CACHE_VERSION = 1  # bump when alignment or diffs would come out differently
 
 
 def rule_key(r: Rule) -> tuple[str, str, str, int]:
@@ -47,8 +45,8 @@ class History:
 
 
 def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Overrides(),
-          cache: Path | None = None, progress=None) -> History:
-    """Walk the editions in date order; `cache` (a folder) keeps each pair's alignment and diffs,
+          cache=None, progress=None) -> History:
+    """Walk the editions in date order; `cache` (a pipeline.cache.Cache) keeps each pair's alignment and diffs,
     keyed by the pair's content, so an unchanged pair is never aligned twice."""
     history = History()
     by_edition: dict[str, list[Rule]] = {}
@@ -147,29 +145,38 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
     return new_known
 
 
-def _aligned(old, new, force, forbid, cache: Path | None):
-    """The pair's matches and the diff of every matched pair, from the cache when the pair's
-    content (and the code that aligns it) is unchanged."""
-    path = None
+def _aligned(old, new, force, forbid, cache):
+    """The pair's matches and the diff of every matched pair, from `cache` (a pipeline.cache.Cache,
+    keyed by the pair's content and the code of this module and what it imports) when it holds them."""
+    key = None
     if cache is not None:
-        key = hashlib.sha256(pickle.dumps((ALIGN_CACHE_VERSION, [_content(r) for r in old],
-                                           [_content(r) for r in new], sorted(force), sorted(forbid)))).hexdigest()
-        path = cache / f"{key[:32]}.pickle"
-        if path.exists():
-            try:
-                return pickle.loads(path.read_bytes())
-            except (pickle.UnpicklingError, EOFError, AttributeError, TypeError):
-                pass  # a damaged entry is recomputed
+        key = cache.key(json.dumps([[_content(r) for r in old], [_content(r) for r in new], sorted(force),
+                                    sorted(forbid)], ensure_ascii=False))
+        stored = cache.get(key, lambda v: _decode_pair(v, len(old), len(new)))
+        if stored is not None:
+            return stored
     matches = align(old, new, force, forbid)
     diffs = {(m.old, m.new, m.method): change_between(old[m.old], new[m.new], "", m)
              for m in matches if m.old is not None and m.new is not None}
-    if path is not None:
-        write_atomic(path, pickle.dumps((matches, diffs), protocol=pickle.HIGHEST_PROTOCOL))
+    if cache is not None:
+        cache.put(key, [[list(astuple(m)) for m in matches], [list(astuple(c)) for c in diffs.values()]])
     return matches, diffs
 
 
+def _decode_pair(value, n_old: int, n_new: int):
+    """A cached pair back into records; indexes outside the pair mean a damaged entry."""
+    matches = [Match(*m) for m in tuples(value[0])]
+    changes = [RuleChange(*c) for c in tuples(value[1])]
+    if any(not (m.old is None or 0 <= m.old < n_old) or not (m.new is None or 0 <= m.new < n_new) for m in matches):
+        raise Damaged("match index outside the pair")
+    pairs = [(m.old, m.new, m.method) for m in matches if m.old is not None and m.new is not None]
+    if len(pairs) != len(changes):
+        raise Damaged("matches and diffs disagree")
+    return matches, dict(zip(pairs, changes))
+
+
 def _content(r: Rule) -> tuple:
-    return (r.edition, r.kind, r.rule_id, r.occurrence, r.parent, r.title, r.text, r.compare, r.examples)
+    return (r.edition, r.kind, r.rule_id, r.occurrence, r.parent, r.title, r.text, r.compare, r.examples, r.sentences)
 
 
 def change_between(a: Rule, b: Rule, lineage: str, m, change: str | None = None) -> RuleChange:

@@ -4,16 +4,19 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from pipeline.errors import ManifestError
 from pipeline.records import SOURCE_KINDS
+from pipeline.sources.copy import CANDIDATES
 
 MANIFEST_NAME = "manifest.toml"
 FORMATS = ("rulings-text", "rulings-html", "copy", "wiki-text", "wiki-html", "markdown")
 REQUIRED = ("file", "format", "kind", "edition", "language")
 OPTIONAL = ("url", "note")
 DATE = r"\d{4}-\d{2}-\d{2}"
+LANGUAGES = tuple(code.lower() for code in CANDIDATES)  # the languages the copy adapter can tell apart
 EDITION = re.compile(rf"^(?P<start>{DATE})(?:\.\.(?P<end>{DATE}))?$|^unknown$")
 
 
@@ -39,7 +42,12 @@ def read_manifest(raw: Path) -> dict[Path, Entry]:
     path = raw / MANIFEST_NAME
     if not path.exists():
         return {}
-    text = path.read_text(encoding="utf-8")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ManifestError(f"not UTF-8 (byte {e.start} is 0x{data[e.start]:02x}); save it as UTF-8",
+                            path=path, line=data[:e.start].count(b"\n") + 1) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -88,8 +96,23 @@ def _entry(item: dict, raw: Path, path: Path, text: str, line: int) -> Entry:
     m = EDITION.match(item["edition"])
     if not m:
         fail(f"edition {item['edition']!r} is not YYYY-MM-DD, YYYY-MM-DD..YYYY-MM-DD or unknown", "edition")
+    for side in ("start", "end"):
+        if m.group(side) and not _real_date(m.group(side)):
+            fail(f"edition {item['edition']!r}: {m.group(side)} is not a real date", "edition")
+    if m.group("end") and m.group("end") < m.group("start"):
+        fail(f"edition {item['edition']!r}: the range ends before it starts", "edition")
+    if item["language"] not in LANGUAGES:
+        fail(f"unknown language {item['language']!r}; known (ISO 639-1): {', '.join(LANGUAGES)}", "language")
     return Entry(resolved, item["format"], item["kind"], m.group("start"), m.group("end"),
                  item["language"], item.get("url", ""), item.get("note", ""), line)
+
+
+def _real_date(text: str) -> bool:
+    try:
+        date.fromisoformat(text)
+        return True
+    except ValueError:
+        return False
 
 
 def _key_line(text: str, key: str, after: int) -> int:

@@ -26,7 +26,6 @@ CHAPTER = r"^\d{3}$"  # ... but a bare "409" does: "rule 409"
 PART = re.compile(r"^[1-9]$")
 TITLE_MAX_WORDS = 9
 HAS_DIGIT = re.compile(r"\d")
-ANALYSIS_VERSION = 3  # bump when an Analysis would come out differently: it keys the cache
 
 for name in ("rule_id", "title"):
     if not Span.has_extension(name):

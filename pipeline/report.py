@@ -17,6 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from pipeline.clean import LINE_BREAK
 from pipeline.diff import word_ops
+from pipeline import publish
 from pipeline.errors import PipelineError
 from pipeline.records import CleanDoc
 from pipeline.segment import natural_key
@@ -35,6 +36,7 @@ def environment() -> Environment:
                       undefined=StrictUndefined, keep_trailing_newline=True)
     env.filters["lineage_href"] = lineage_file
     env.filters["pair_href"] = pair_file
+    env.globals["run_id"] = ""
     return env
 
 
@@ -62,10 +64,15 @@ def _read(processed: Path, name: str) -> pd.DataFrame:
     return pd.read_csv(path, keep_default_na=False, dtype=str, usecols=RULE_COLUMNS if name == "rules" else None)
 
 
-def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, progress=None) -> list[Path]:
-    """Write every page; `docs` (the cleaned sources) adds a line-by-line page per source."""
+def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, progress=None,
+           run_id: str | None = None) -> list[Path]:
+    """Write every page, tagged with the run id of the datasets; `docs` (the cleaned sources) adds a
+    line-by-line page per source. Without `run_id`, the tables must all be from one published run."""
     data = {name: _read(processed, name) for name in NEEDED}
+    if run_id is None:
+        run_id = publish.verify(processed, [f"{name}.csv" for name in NEEDED])
     env = environment()
+    env.globals["run_id"] = run_id
     written: list[Path] = []
 
     def page(name: str, template: str, **context) -> None:

@@ -1,19 +1,16 @@
 """Segmentation: a CleanDoc's paragraphs, analysed by spaCy, become Rule records."""
 from __future__ import annotations
 
-import pickle
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import spacy
-
 from pipeline.clean import LINE_BREAK, collapse_spaces, compare_form, strip_citations
-from pipeline.nlp import ANALYSIS_VERSION, Analysis, analyse, load
+from pipeline.cache import Cache, code_hash, tuples
+from pipeline.nlp import Analysis, analyse, load
 from pipeline.patterns import NEAR_NUMBER, SUBRULE_LETTERS
 from pipeline.records import Citation, CleanDoc, Rule
-from pipeline.store import write_atomic
 
 PLACEHOLDER = re.compile(r"^\[This (?:section|rule) has been intentionally left blank", re.I)
 KIND_ORDER = {"part": 0, "chapter": 0, "section": 0, "rule": 0, "subrule": 0, "ruling": 0,
@@ -23,27 +20,33 @@ UNANALYSED = ("glossary-term", "heading")  # roles whose paragraphs spaCy never 
 
 
 class ParagraphCache:
-    """Analyses keyed by paragraph text, persisted between runs (content-addressed by the text)."""
+    """Analyses keyed by paragraph text; with a path, kept between runs in the SQLite cache
+    (pipeline/cache.py), keyed by the text and by the code of pipeline.nlp and what it imports."""
 
     def __init__(self, path: Path | None = None):
-        self.path = path
+        self.store = Cache(path, "paragraphs", code_hash("pipeline.nlp", ("spacy",)))
         self.data: dict[str, Analysis] = {}
-        self.key = (ANALYSIS_VERSION, spacy.__version__)
         self.hits = self.misses = 0
-        if path and path.exists():
-            try:
-                key, data = pickle.loads(path.read_bytes())
-                if key == self.key:
-                    self.data = data
-            except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError):
-                self.data = {}  # a damaged cache is rebuilt, never trusted
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.store.warnings
 
     def analyse(self, texts: Iterable[str]) -> None:
-        """Analyse every text not seen before, once each."""
+        """Analyse every text not seen before, once each: from the cache file when it holds it."""
         todo = sorted({t for t in texts if t not in self.data})
+        keys = {self.store.key(t): t for t in todo}
+        stored = self.store.get_many(list(keys), _decode_analysis)
+        for key, a in stored.items():
+            if _fits(a, len(keys[key])):
+                self.data[keys[key]] = a
+        todo = [t for t in todo if t not in self.data]
         self.misses += len(todo)
+        fresh = []
         for text, doc in zip(todo, load().pipe(todo, batch_size=512)):
             self.data[text] = analyse(doc)
+            fresh.append((self.store.key(text), self.data[text]))
+        self.store.put_many(fresh)
 
     def analyse_docs(self, docs: Iterable[CleanDoc]) -> None:
         """Analyse every paragraph of these sources that segmentation will look at."""
@@ -54,8 +57,19 @@ class ParagraphCache:
         return self.data[text]
 
     def save(self) -> None:
-        if self.path:
-            write_atomic(self.path, pickle.dumps((self.key, self.data), protocol=pickle.HIGHEST_PROTOCOL))
+        self.store.close()  # rows are written as they are computed
+
+
+def _decode_analysis(value) -> Analysis:
+    return Analysis(*tuples(value))
+
+
+def _fits(a: Analysis, length: int) -> bool:
+    """A cached analysis must point inside its paragraph; anything else is not used."""
+    spans = [s[:2] for s in a.starts] + list(a.sentences) + [r[:2] for r in a.references] + \
+        [c[:2] for c in a.citations]
+    return all(isinstance(x, int) and 0 <= x <= length for pair in spans for x in pair) and \
+        all(isinstance(s[2], str) for s in a.starts)
 
 
 @dataclass

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from importlib import metadata
 import time
 from collections import Counter
@@ -12,7 +13,8 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from pipeline import datapackage, export, lineage
+from pipeline import datapackage, export, lineage, publish
+from pipeline.cache import Cache, code_hash
 from pipeline.edition import Edition, editions, merge
 from pipeline.overrides import read_overrides
 from pipeline.ingest import Ingested, discover, ingest
@@ -21,8 +23,7 @@ from pipeline.store import write_atomic
 from pipeline.records import Rule
 from pipeline.segment import ParagraphCache, segment
 
-CACHE_NAME = ".cache/paragraphs.pickle"
-ALIGN_CACHE = ".cache/align"
+CACHE_FILE = ".cache/cache.sqlite"
 
 
 @dataclass
@@ -36,6 +37,7 @@ class Result:
     seconds: dict[str, float] = field(default_factory=dict)
     cache: tuple[int, int] = (0, 0)  # (paragraphs analysed now, paragraphs in the cache)
     records: int = 0
+    warnings: list[str] = field(default_factory=list)  # about the run itself (a damaged cache)
 
 
 def _bar(quiet: bool, desc: str, unit: str = "file"):
@@ -43,39 +45,72 @@ def _bar(quiet: bool, desc: str, unit: str = "file"):
 
 
 def run_ingest(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False, write: bool = True) -> Result:
-    start = time.perf_counter()
-    result = Result(ingest(raw, corpora, progress=_bar(quiet, "ingest")))
-    result.seconds["ingest"] = time.perf_counter() - start
-    if write:  # run_segment writes them once, with the record counts
-        _write_sources(result, processed)
+    """Ingest alone; with `write`, publish sources.csv and discards.csv as one run."""
+    if not write:
+        return _ingest(raw, corpora, quiet)
+    with publish.locked(processed):
+        rid = run_id(raw, corpora)
+        result = _ingest(raw, corpora, quiet)
+        _write_sources(result, publish.begin(processed))
+        publish.commit(processed, rid)
     return result
 
 
 def run_segment(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False,
                 use_cache: bool = True) -> Result:
-    result = run_ingest(raw, corpora, processed, quiet, write=False)
+    """Everything but the reports, published as one run."""
+    with publish.locked(processed):
+        rid = run_id(raw, corpora)
+        result = _build(raw, corpora, publish.begin(processed), processed / CACHE_FILE if use_cache else None, quiet)
+        publish.commit(processed, rid)
+    return result
+
+
+def run_report(raw: Path, corpora: list[Path], processed: Path, reports: Path, quiet: bool = False) -> list[Path]:
+    """The reports alone, from the published datasets, tagged with their run id."""
+    from pipeline import report
+    with publish.locked(reports):
+        rid = publish.verify(processed, [f"{name}.csv" for name in report.NEEDED])
+        written = report.render(processed, publish.begin(reports), sources_for_report(raw, corpora, processed),
+                                progress=_bar(quiet, "report", "page"), run_id=rid)
+        publish.commit(reports, rid)
+    return written
+
+
+def _ingest(raw: Path, corpora: list[Path], quiet: bool) -> Result:
+    start = time.perf_counter()
+    result = Result(ingest(raw, corpora, progress=_bar(quiet, "ingest")))
+    result.seconds["ingest"] = time.perf_counter() - start
+    return result
+
+
+def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, quiet: bool) -> Result:
+    """Ingest, segment, align and export into `out` (a staging folder); caches in `cache_file`."""
+    result = _ingest(raw, corpora, quiet)
     start = time.perf_counter()
     docs = result.ingested.docs
-    cache = ParagraphCache(processed / CACHE_NAME if use_cache else None)
+    cache = ParagraphCache(cache_file)
     cache.analyse_docs(docs)
     rules = []
     for doc in _bar(quiet, "segment")(docs):
         rules += segment(doc, cache)
-    if use_cache:
-        cache.save()
+    cache.save()
+    result.warnings += cache.warnings
     result.rules = merge(rules, docs)
     result.records = len(result.rules)
     result.editions = editions(result.rules, docs)
     result.cache = (cache.misses, len(cache.data))
     result.seconds["segment"] = time.perf_counter() - start
     start = time.perf_counter()
+    pairs = Cache(cache_file, "pairs", code_hash("pipeline.lineage", ("rapidfuzz", "scipy")))
     result.history = lineage.build(result.rules, result.editions, read_overrides(raw),
-                                   processed / ALIGN_CACHE if use_cache else None,
-                                   progress=_bar(quiet, "align", "edition"))
+                                   pairs if cache_file else None, progress=_bar(quiet, "align", "edition"))
+    pairs.close()
+    result.warnings += pairs.warnings
     result.seconds["align"] = time.perf_counter() - start
     start = time.perf_counter()
     records = Counter(s for r in rules for s in r.source.split(";"))
-    _write_sources(result, processed, records)
+    _write_sources(result, out, records)
     rules, history, eds = result.rules, result.history, result.editions
     tables = {  # built, written and freed one at a time: only a summary of each is kept
         "rules": lambda: export.rule_rows(rules, history),
@@ -92,10 +127,10 @@ def run_segment(raw: Path, corpora: list[Path], processed: Path, quiet: bool = F
                  "discards": datapackage.summarize(result.discards_frame)}
     for name, build in tables.items():
         data = build()
-        export.write_table(data, processed, name)
+        export.write_table(data, out, name)
         summaries[name] = datapackage.summarize(data)
         del data
-    datapackage.write(processed, summaries)
+    datapackage.write(out, summaries)
     result.seconds["export"] = time.perf_counter() - start
     return result
 
@@ -118,10 +153,9 @@ def sources_for_report(raw: Path, corpora: list[Path], processed: Path):
 RUN_STAMP = ".cache/run.json"
 
 
-def fingerprint(raw: Path, corpora: list[Path], reports: Path | None) -> str:
-    """What the outputs depend on: every input file's bytes, the manifest and overrides, the
-    pipeline's own code and templates, the versions of the libraries that shape the results,
-    and where the reports go."""
+def inputs_fingerprint(raw: Path, corpora: list[Path]) -> str:
+    """What the datasets depend on: every input file's bytes, the manifest and overrides, the
+    pipeline's own code and templates, and the versions of the libraries that shape the results."""
     digest = hashlib.sha256()
     for package in ("spacy", "rapidfuzz", "scipy", "pandas", "jinja2", "lingua-language-detector"):
         digest.update(f"{package}={metadata.version(package)}".encode())
@@ -129,43 +163,61 @@ def fingerprint(raw: Path, corpora: list[Path], reports: Path | None) -> str:
     extra = [raw / name for name in ("manifest.toml", "overrides.toml") if (raw / name).exists()]
     code = sorted(p for p in Path(__file__).parent.rglob("*") if p.suffix in (".py", ".html", ".css", ".js"))
     for path in [p for p, _ in files] + extra + code:
-        digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
-    digest.update(str(reports.resolve() if reports else "").encode())
+        try:
+            content = hashlib.sha256(path.read_bytes()).digest()
+        except OSError as e:  # unreadable: ingest rejects it; the error still changes the fingerprint
+            content = str(e.strerror).encode()
+        digest.update(os.fsencode(path.name) + b"\0" + content)
     return digest.hexdigest()
 
 
+def run_id(raw: Path, corpora: list[Path]) -> str:
+    """Names the run in every table listing and page: the same inputs and code give the same id
+    (so outputs stay byte-identical between runs); any difference gives another."""
+    return inputs_fingerprint(raw, corpora)[:16]
+
+
 def up_to_date(processed: Path, reports: Path | None, stamp: str) -> bool:
-    path = processed / RUN_STAMP
-    if not path.exists():
-        return False
+    """The last run had these inputs and code, finished, and its outputs are all still there,
+    unchanged in size and modification time."""
     try:
-        recorded = json.loads(path.read_text(encoding="utf-8"))
+        recorded = json.loads((processed / RUN_STAMP).read_text(encoding="utf-8"))
     except (ValueError, OSError):
         return False
-    outputs = [processed / f"{t.name}.csv" for t in TABLES] + [processed / "datapackage.json"]
-    if reports is not None:
-        outputs.append(reports / "index.html")
-    return recorded.get("fingerprint") == stamp and all(p.exists() for p in outputs)
+    if not isinstance(recorded, dict) or recorded.get("fingerprint") != stamp:
+        return False
+    return publish.intact(processed, recorded.get("processed") or {}) and \
+        (reports is None or publish.intact(reports, recorded.get("reports") or {}))
 
 
 def run_all(raw: Path, corpora: list[Path], processed: Path, reports: Path | None, quiet: bool = False,
             use_cache: bool = True) -> Result | None:
-    """The whole job. With the cache on, a run whose inputs, code and outputs are unchanged does
-    nothing and returns None."""
-    stamp = fingerprint(raw, corpora, reports) if use_cache else ""
-    if use_cache and up_to_date(processed, reports, stamp):
-        return None
-    (processed / RUN_STAMP).unlink(missing_ok=True)  # an interrupted run must not look finished
-    result = run_segment(raw, corpora, processed, quiet, use_cache)
-    # The datasets are written; the reports read them back. Free what they do not need.
-    result.records = len(result.rules)
-    result.rules, result.history = [], None
-    result.ingested.docs = [replace(d, paragraphs=()) for d in result.ingested.docs]
-    if reports is not None:
-        start = time.perf_counter()
-        from pipeline import report
-        report.render(processed, reports, result.ingested.docs, progress=_bar(quiet, "report", "page"))
-        result.seconds["report"] = time.perf_counter() - start
-    if use_cache:
-        write_atomic(processed / RUN_STAMP, json.dumps({"fingerprint": stamp}) + "\n")
+    """The whole job, published all or nothing under a lock. With the cache on, a run whose inputs,
+    code and outputs are unchanged does nothing and returns None."""
+    with publish.locked(processed, *([reports] if reports is not None else [])):
+        rid = inputs_fingerprint(raw, corpora)
+        stamp = hashlib.sha256(f"{rid}\0{reports.resolve() if reports else ''}".encode()).hexdigest()
+        rid = rid[:16]
+        if use_cache and up_to_date(processed, reports, stamp):
+            return None
+        (processed / RUN_STAMP).unlink(missing_ok=True)  # an interrupted run must not look finished
+        stage = publish.begin(processed)
+        result = _build(raw, corpora, stage, processed / CACHE_FILE if use_cache else None, quiet)
+        # The datasets are written; the reports read them back. Free what they do not need.
+        result.records = len(result.rules)
+        result.rules, result.history = [], None
+        result.ingested.docs = [replace(d, paragraphs=()) for d in result.ingested.docs]
+        if reports is not None:
+            start = time.perf_counter()
+            from pipeline import report
+            report.render(stage, publish.begin(reports), result.ingested.docs,
+                          progress=_bar(quiet, "report", "page"), run_id=rid)
+            result.seconds["report"] = time.perf_counter() - start
+        publish.commit(processed, rid)
+        if reports is not None:
+            publish.commit(reports, rid)
+        if use_cache:
+            write_atomic(processed / RUN_STAMP, json.dumps({
+                "fingerprint": stamp, "processed": publish.stamp(processed),
+                "reports": publish.stamp(reports) if reports is not None else {}}) + "\n")
     return result

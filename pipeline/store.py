@@ -3,10 +3,18 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+
+from pipeline.errors import PipelineError
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:
+    with _naming(path):
+        _write_atomic(path, data)
+
+
+def _write_atomic(path: Path, data: bytes | str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -23,6 +31,11 @@ def write_atomic(path: Path, data: bytes | str) -> None:
 def write_atomic_with(path: Path, write) -> None:
     """Like write_atomic, for big files: `write(file)` streams text into the temporary file, so
     the whole content never sits in memory at once."""
+    with _naming(path):
+        _write_atomic_with(path, write)
+
+
+def _write_atomic_with(path: Path, write) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -46,6 +59,15 @@ def write_if_changed(path: Path, data: bytes | str) -> bool:
         pass
     write_atomic(path, raw)
     return True
+
+
+@contextmanager
+def _naming(path: Path):
+    """A failed write (disk full, no permission) becomes an error naming the file it was writing."""
+    try:
+        yield
+    except OSError as e:
+        raise PipelineError(f"cannot write: {e.strerror or e}", path=path) from None
 
 
 def _umask() -> int:

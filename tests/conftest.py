@@ -44,3 +44,17 @@ def archive_run(tmp_path_factory):
 def seed_rules(seeds_run):
     result, _ = seeds_run
     return {(r.edition, r.rule_id): r for r in result.rules}
+
+
+def pytest_report_header(config):
+    if not ARCHIVE.is_dir():
+        return f"NOTE: no official editions at {ARCHIVE} (set CR_ARCHIVE): the archive tests will be skipped"
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Skipped archive tests are said out loud, not left in the short summary."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if "official editions" in str(r.longrepr)]
+    if skipped:
+        terminalreporter.write_line(f"NOTE: {len(skipped)} archive tests were SKIPPED: the official editions are "
+                                    f"not at {ARCHIVE} (set CR_ARCHIVE); they test most of the pipeline",
+                                    yellow=True, bold=True)

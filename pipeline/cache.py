@@ -1,0 +1,167 @@
+"""Caches that hold data, never code: rows of JSON in one SQLite file, each checked on read.
+
+A row's key is a hash of its content key (a paragraph's text, a pair of editions' records) and of
+the source of the code that computes the value (the producing module and every pipeline module it
+imports, found by reading the imports), plus the versions of the libraries it uses. A code change
+therefore never reuses an old result, and no version number has to be bumped by hand. Each row
+also stores a checksum of key and value: a damaged row, a damaged file or a value of the wrong
+shape is dropped and recomputed with a warning, never used.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import sqlite3
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).parent
+FILE_NAME = "cache.sqlite"
+
+
+class Damaged(ValueError):
+    """A cached value that does not have the shape its reader expects."""
+
+
+@lru_cache(maxsize=None)
+def code_hash(module: str, libraries: tuple[str, ...] = ()) -> str:
+    """sha256 over the source of `module` (e.g. 'pipeline.nlp') and of every pipeline module it
+    imports, directly or not, and the installed versions of `libraries`."""
+    digest = hashlib.sha256()
+    for name in sorted(_closure(module)):
+        digest.update(name.encode() + b"\0" + _module_path(name).read_bytes() + b"\0")
+    for library in libraries:
+        digest.update(f"{library}={metadata.version(library)}\0".encode())
+    return digest.hexdigest()
+
+
+def _closure(module: str) -> set[str]:
+    todo, seen = [module], set()
+    while todo:
+        name = todo.pop()
+        if name in seen or not _module_path(name).exists():
+            continue
+        seen.add(name)
+        tree = ast.parse(_module_path(name).read_bytes())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pipeline"):
+                todo.append(node.module)
+                todo += [f"{node.module}.{a.name}" for a in node.names]  # `from pipeline import x`
+            elif isinstance(node, ast.Import):
+                todo += [a.name for a in node.names if a.name.startswith("pipeline")]
+    return seen
+
+
+def _module_path(name: str) -> Path:
+    parts = name.split(".")[1:]
+    base = PACKAGE_DIR.joinpath(*parts) if parts else PACKAGE_DIR
+    return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+
+
+class Cache:
+    """One namespace of the cache file. `path` None: a cache that keeps nothing."""
+
+    def __init__(self, path: Path | None, namespace: str, code: str):
+        self.path, self.namespace, self.code = path, namespace, code
+        self.warnings: list[str] = []
+        self.dropped = 0
+        self.db = self._open() if path else None
+
+    def _open(self) -> sqlite3.Connection | None:
+        for attempt in (1, 2):
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, isolation_level=None)
+                db.execute("CREATE TABLE IF NOT EXISTS entries (namespace TEXT, key TEXT, value TEXT, "
+                           "checksum TEXT, PRIMARY KEY (namespace, key))")
+                db.execute("PRAGMA quick_check").fetchall()
+                return db
+            except sqlite3.DatabaseError as e:
+                self._discard_file(e)
+        return None
+
+    def _discard_file(self, error: Exception) -> None:
+        self.warnings.append(f"{self.path}: cache file damaged ({error}): deleted, results recomputed")
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    def key(self, content: str) -> str:
+        return hashlib.sha256(f"{self.code}\0{content}".encode("utf-8", "surrogatepass")).hexdigest()
+
+    def get_many(self, keys: list[str], decode) -> dict[str, object]:
+        """{key: decode(json value)} for the keys present and intact; damaged rows are deleted."""
+        if self.db is None or not keys:
+            return {}
+        found, bad = {}, []
+        try:
+            for i in range(0, len(keys), 500):
+                chunk = keys[i:i + 500]
+                rows = self.db.execute(f"SELECT key, value, checksum FROM entries WHERE namespace = ? AND key IN "
+                                       f"({','.join('?' * len(chunk))})", [self.namespace, *chunk]).fetchall()
+                for key, value, checksum in rows:
+                    try:
+                        if checksum != _checksum(key, value):
+                            raise Damaged("checksum mismatch")
+                        found[key] = decode(json.loads(value))
+                    except (ValueError, TypeError, KeyError, IndexError, Damaged):
+                        bad.append(key)
+            if bad:
+                self.db.executemany("DELETE FROM entries WHERE namespace = ? AND key = ?",
+                                    [(self.namespace, k) for k in bad])
+        except sqlite3.DatabaseError as e:
+            self._reset(e)
+            return {}
+        if bad:
+            self.dropped += len(bad)
+            self.warnings.append(f"{self.path}: {len(bad)} damaged {self.namespace} cache entr"
+                                 f"{'y' if len(bad) == 1 else 'ies'} dropped and recomputed")
+        return found
+
+    def get(self, key: str, decode):
+        return self.get_many([key], decode).get(key)
+
+    def put_many(self, items: list[tuple[str, object]]) -> None:
+        if self.db is None or not items:
+            return
+        rows = []
+        for key, value in items:
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_plain)
+            rows.append((self.namespace, key, text, _checksum(key, text)))
+        try:
+            self.db.execute("BEGIN")
+            self.db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?)", rows)
+            self.db.execute("COMMIT")
+        except sqlite3.DatabaseError as e:
+            self._reset(e)
+
+    def put(self, key: str, value: object) -> None:
+        self.put_many([(key, value)])
+
+    def _reset(self, error: Exception) -> None:
+        if self.db is not None:
+            self.db.close()
+        self._discard_file(error)
+        self.db = self._open()
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+
+def _checksum(key: str, value: str) -> str:
+    return hashlib.blake2b(f"{key}\0{value}".encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _plain(value):
+    """numpy scalars (scores and flags computed with numpy) as the Python values they hold."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} cannot be cached")
+
+
+def tuples(value):
+    """JSON lists back into the tuples the records hold."""
+    return tuple(tuples(v) for v in value) if isinstance(value, list) else value

@@ -1,0 +1,165 @@
+"""Whole runs published all or nothing, one writer at a time.
+
+A run writes its files into `<folder>/.staging/`, lists them (size and sha256) in
+`.staging/run.json` with the run id, then writes `.staging/COMMITTED`: from that moment the run
+counts as done, and the files are moved into place by renames. A run killed before COMMITTED
+leaves the published files untouched (its staging is deleted by the next run); one killed while
+moving is finished by the next run (the journal is the staging folder). Readers check every table
+they load against `run.json`, so tables of two different runs are never used together.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+from pipeline.errors import PipelineError
+from pipeline.store import write_atomic
+
+STAGING = ".staging"
+LISTING = "run.json"
+COMMITTED = "COMMITTED"
+LOCK = ".lock"
+PAGE_FOLDERS = ("pairs", "lineage", "sources")  # report pages a run owns wholly: unlisted ones are stale
+
+
+@contextmanager
+def locked(*folders: Path):
+    """Hold an exclusive lock on each folder for the whole run. The lock is the kernel's (flock), so
+    a killed run never leaves a stale one behind. A second run fails at once with the holder's pid."""
+    with ExitStack() as stack:
+        for folder in sorted({f.resolve() for f in folders}):
+            folder.mkdir(parents=True, exist_ok=True)
+            f = stack.enter_context(open(folder / LOCK, "a+", encoding="utf-8"))
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.seek(0)
+                holder = f.read().strip() or "unknown"
+                raise PipelineError(f"another run (pid {holder}) is writing here; wait for it to finish "
+                                    "or use another folder", path=folder) from None
+            f.truncate(0)
+            f.write(str(os.getpid()))
+            f.flush()
+            recover(folder)
+            stack.callback(_release, f)
+        yield
+
+
+def _release(f) -> None:
+    f.truncate(0)  # an idle folder's lock file is empty: outputs stay byte-identical between runs
+    f.flush()
+
+
+def begin(folder: Path) -> Path:
+    """A fresh, empty staging folder inside `folder` (call under `locked`)."""
+    stage = folder / STAGING
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir(parents=True)
+    return stage
+
+
+def commit(folder: Path, run_id: str) -> None:
+    """List what the staging folder holds, mark it committed, and move it into place."""
+    stage = folder / STAGING
+    files = sorted(p for p in stage.rglob("*") if p.is_file() and p.name != LISTING)
+    listing = {"run_id": run_id, "files": {p.relative_to(stage).as_posix(): _digest(p) for p in files}}
+    write_atomic(stage / LISTING, json.dumps(listing, indent=1, sort_keys=True) + "\n")
+    write_atomic(stage / COMMITTED, run_id + "\n")
+    apply(folder)
+
+
+def apply(folder: Path) -> None:
+    """Move a committed staging folder's files into place; safe to repeat after a crash."""
+    stage = folder / STAGING
+    new = json.loads((stage / LISTING).read_text(encoding="utf-8"))["files"]
+    old = listing(folder) or {}
+    for name in new:
+        src = stage / name
+        if src.exists():  # absent: already moved by an interrupted apply
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(src, folder / name)
+    for name in set(old) - set(new):  # an earlier run's file this run did not write
+        (folder / name).unlink(missing_ok=True)
+    for sub in PAGE_FOLDERS:
+        for page in (folder / sub).glob("*.html") if (folder / sub).is_dir() else ():
+            if f"{sub}/{page.name}" not in new:
+                page.unlink()
+    os.replace(stage / LISTING, folder / LISTING)  # last: from here the folder is the new run
+    shutil.rmtree(stage, ignore_errors=True)
+
+
+def recover(folder: Path) -> None:
+    """Finish a committed publication or drop an uncommitted one; remove orphan temporary files."""
+    stage = folder / STAGING
+    if (stage / COMMITTED).exists() and (stage / LISTING).exists():
+        apply(folder)
+    shutil.rmtree(stage, ignore_errors=True)
+    for sub in ("", *PAGE_FOLDERS, ".cache"):
+        for tmp in (folder / sub).glob(".*.tmp") if (folder / sub).is_dir() else ():
+            tmp.unlink(missing_ok=True)
+
+
+def listing(folder: Path) -> dict[str, list] | None:
+    """{relative name: [bytes, sha256]} of the published run, or None when there is none."""
+    try:
+        return json.loads((folder / LISTING).read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def run_id(folder: Path) -> str:
+    try:
+        return json.loads((folder / LISTING).read_text(encoding="utf-8"))["run_id"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
+def verify(folder: Path, names: list[str]) -> str:
+    """For readers: every named file is the one the published run wrote. Returns the run id."""
+    for name in names:
+        if not (folder / name).exists():
+            raise PipelineError(f"{name} is missing: run `python -m pipeline run` first", path=folder)
+    files = listing(folder)
+    if files is None:
+        raise PipelineError(f"no readable {LISTING}: these tables were not published by one complete run; "
+                            "run `python -m pipeline run` again", path=folder)
+    rid = run_id(folder)
+    for name in names:
+        if name not in files:
+            raise PipelineError(f"{name} was not written by run {rid} (the run that wrote {LISTING}); "
+                                "run `python -m pipeline run` again", path=folder)
+        if _digest(folder / name) != files[name]:
+            raise PipelineError(f"{name} is not the file run {rid} wrote (changed, truncated, or left by "
+                                "another run): tables of different runs are never used together; "
+                                "run `python -m pipeline run` again", path=folder)
+    return rid
+
+
+def stamp(folder: Path) -> dict[str, list[int]]:
+    """Size and modification time of every published file: a cheap check that none changed since."""
+    out = {}
+    for name in listing(folder) or {}:
+        try:
+            st = (folder / name).stat()
+        except OSError:
+            continue
+        out[name] = [st.st_size, st.st_mtime_ns]
+    return out
+
+
+def intact(folder: Path, recorded: dict) -> bool:
+    files = listing(folder)
+    return bool(files) and set(files) == set(recorded) and stamp(folder) == recorded
+
+
+def _digest(path: Path) -> list:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return [path.stat().st_size, h.hexdigest()]

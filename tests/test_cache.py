@@ -1,0 +1,126 @@
+"""The caches hold data, never code; are keyed by content and code; and are checked on read."""
+import os
+import pickle
+import shutil
+import sqlite3
+
+from click.testing import CliRunner
+
+from pipeline import cache as cache_module
+from pipeline.cache import Cache, code_hash
+from pipeline.cli import main
+from pipeline.segment import ParagraphCache
+from pipeline.stages import CACHE_FILE
+from conftest import RAW
+
+
+def segment(processed, *extra):
+    return CliRunner().invoke(main, ["segment", "--raw", str(RAW), "--processed", str(processed), "-q", *extra])
+
+
+class Payload:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_planted_pickle_never_runs(tmp_path):
+    marker = tmp_path / "pwned"
+    cache_dir = tmp_path / "p/.cache"
+    cache_dir.mkdir(parents=True)
+    for name in ("paragraphs.pickle", "cache.sqlite", "align/0.pickle"):
+        (cache_dir / name).parent.mkdir(exist_ok=True)
+        (cache_dir / name).write_bytes(pickle.dumps(Payload(marker)))
+    result = segment(tmp_path / "p")
+    assert result.exit_code == 0, result.output
+    assert not marker.exists()
+    assert "cache file damaged" in result.output and "deleted, results recomputed" in result.output
+
+
+def test_damaged_rows_are_dropped_recomputed_and_reported(tmp_path):
+    assert segment(tmp_path / "clean", "--no-cache").exit_code == 0
+    assert segment(tmp_path / "p").exit_code == 0
+    db = sqlite3.connect(tmp_path / "p" / CACHE_FILE)
+    rows = db.execute("SELECT namespace, key, value FROM entries").fetchall()
+    assert {r[0] for r in rows} == {"paragraphs", "pairs"}
+    for namespace in ("paragraphs", "pairs"):  # one flipped digit in a stored value of each kind
+        _, key, value = next(r for r in rows if r[0] == namespace and any(c.isdigit() for c in r[2]))
+        i = next(i for i, c in enumerate(value) if c.isdigit())
+        flipped = value[:i] + str((int(value[i]) + 1) % 10) + value[i + 1:]
+        db.execute("UPDATE entries SET value = ? WHERE key = ?", (flipped, key))
+    db.commit()
+    db.close()
+    result = segment(tmp_path / "p")
+    assert result.exit_code == 0
+    assert "1 damaged paragraphs cache entry dropped" in result.output
+    assert "1 damaged pairs cache entry dropped" in result.output
+    for table in ("rules.csv", "changes.csv"):
+        assert (tmp_path / "p" / table).read_bytes() == (tmp_path / "clean" / table).read_bytes()
+
+
+def test_a_damaged_cache_file_is_rebuilt_not_trusted(tmp_path):
+    assert segment(tmp_path / "clean", "--no-cache").exit_code == 0
+    assert segment(tmp_path / "p").exit_code == 0
+    path = tmp_path / "p" / CACHE_FILE
+    data = bytearray(path.read_bytes())
+    for i in range(0, len(data), 997):  # bits flipped all through the file, header included
+        data[i] ^= 0x10
+    path.write_bytes(bytes(data))
+    for _ in range(2):  # and it stays usable afterwards
+        result = segment(tmp_path / "p")
+        assert result.exit_code == 0, result.output
+        assert (tmp_path / "p/rules.csv").read_bytes() == (tmp_path / "clean/rules.csv").read_bytes()
+        assert (tmp_path / "p/changes.csv").read_bytes() == (tmp_path / "clean/changes.csv").read_bytes()
+
+
+def test_cache_keys_follow_the_code_that_produced_the_values(tmp_path, monkeypatch):
+    copy = tmp_path / "pipeline"
+    shutil.copytree(cache_module.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cache_module, "PACKAGE_DIR", copy)
+    code_hash.cache_clear()
+    before = {m: code_hash(m) for m in ("pipeline.lineage", "pipeline.nlp")}
+    diff = copy / "diff.py"  # the change classifier: imported by lineage, not by nlp
+    diff.write_text(diff.read_text() + "\n# a change to the classifier\n")
+    code_hash.cache_clear()
+    assert code_hash("pipeline.lineage") != before["pipeline.lineage"]
+    assert code_hash("pipeline.nlp") == before["pipeline.nlp"]
+    patterns = copy / "patterns.py"
+    patterns.write_text(patterns.read_text() + "\n")
+    code_hash.cache_clear()
+    assert code_hash("pipeline.nlp") != before["pipeline.nlp"]
+    code_hash.cache_clear()
+    monkeypatch.undo()
+    code_hash.cache_clear()
+
+
+def test_values_under_another_code_hash_are_never_read(tmp_path):
+    path = tmp_path / "c.sqlite"
+    old = Cache(path, "paragraphs", "code-1")
+    old.put(old.key("212.1b text"), [1, 2])
+    old.close()
+    new = Cache(path, "paragraphs", "code-2")
+    assert new.get(new.key("212.1b text"), list) is None
+    again = Cache(path, "paragraphs", "code-1")
+    assert again.get(again.key("212.1b text"), list) == [1, 2]
+
+
+def test_a_cached_analysis_pointing_outside_its_paragraph_is_not_used(tmp_path):
+    path = tmp_path / "c.sqlite"
+    first = ParagraphCache(path)
+    first.analyse(["100.1. These Magic rules apply."])
+    first.save()
+    store = first.store
+    db = sqlite3.connect(path)
+    (key, value), = db.execute("SELECT key, value FROM entries").fetchall()
+    planted = value.replace("[0,7,", "[0,9999,", 1)
+    assert planted != value
+    db.execute("UPDATE entries SET value = ?, checksum = ? WHERE key = ?",
+               (planted, cache_module._checksum(key, planted), key))  # a well-formed but wrong row
+    db.commit()
+    db.close()
+    second = ParagraphCache(path)
+    second.analyse(["100.1. These Magic rules apply."])
+    assert second.misses == 1 and second.data == first.data
+    assert store.code == second.store.code

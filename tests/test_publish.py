@@ -1,0 +1,172 @@
+"""Whole runs published all or nothing, one writer at a time, and readers that never mix runs."""
+import fcntl
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline import export, publish, stages
+from pipeline.cli import main
+from conftest import ARCHIVE, RAW, ROOT, archive_files, needs_archive
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def run(tmp_path, corpus=None, name="p", reports=True):
+    args = ["run", "--raw", RAW, "--processed", tmp_path / name, "-q"]
+    args += ["--reports", tmp_path / "r"] if reports else ["--no-reports"]
+    return invoke(*args, *(["--corpus", corpus] if corpus else []))
+
+
+def edited_raw(tmp_path):
+    """raw/ with one word of one seed changed: a run over it writes different tables."""
+    raw = tmp_path / "raw2"
+    shutil.copytree(RAW, raw)
+    seed = raw / "004_f1d686327d0145de.txt"
+    text = seed.read_text(encoding="utf-8")
+    seed.write_text(text.replace(" player", " gamer", 1), encoding="utf-8")
+    return raw
+
+
+def one_edition(tmp_path, index=0):
+    corpus = tmp_path / f"corpus{index}"
+    corpus.mkdir()
+    shutil.copy(archive_files()[index], corpus)
+    return corpus
+
+
+def test_a_second_run_fails_clearly_while_the_folder_is_locked(tmp_path):
+    (tmp_path / "p").mkdir()
+    with open(tmp_path / "p" / publish.LOCK, "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held.write("4242")
+        held.flush()
+        result = run(tmp_path)
+    assert result.exit_code == 1
+    assert result.output == (f"Error: {(tmp_path / 'p').resolve()}: another run (pid 4242) is writing here; "
+                             "wait for it to finish or use another folder\n")
+    assert run(tmp_path).exit_code == 0  # released by the holder: the next run goes ahead
+
+
+@needs_archive
+def test_concurrent_runs_never_leave_one_runs_tables_under_the_others_stamp(tmp_path):
+    corpora = [one_edition(tmp_path, 0), one_edition(tmp_path, 1)]
+    command = [sys.executable, "-m", "pipeline", "run", "--raw", str(RAW), "--processed", str(tmp_path / "p"),
+               "--no-reports", "-q"]
+    procs = [subprocess.Popen(command + ["--corpus", str(c)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+             for c in corpora]
+    outcomes = [(p.wait(), p.stderr.read()) for p in procs]
+    assert any(code == 0 for code, _ in outcomes)
+    for code, err in outcomes:
+        assert code == 0 or "another run" in err, err
+    published = publish.listing(tmp_path / "p")
+    publish.verify(tmp_path / "p", list(published))  # every table is the one the listed run wrote
+    for corpus in corpora:  # each input set, run again, gets its own tables, never "nothing changed"
+        assert run(tmp_path, corpus, reports=False).exit_code == 0
+        sources = (tmp_path / "p/sources.csv").read_text(encoding="utf-8")
+        assert f"{corpus.name}/{archive_files()[int(corpus.name[-1])].name}" in sources
+        assert publish.run_id(tmp_path / "p") == stages.run_id(RAW, [corpus])
+
+
+def test_a_run_killed_mid_export_leaves_the_previous_run_whole(tmp_path, monkeypatch):
+    assert run(tmp_path, reports=False).exit_code == 0
+    before = {p.name: p.read_bytes() for p in (tmp_path / "p").glob("*.csv")}
+    (tmp_path / "p" / ".rules.csv.x1.tmp").write_text("orphan")
+    real = export.write_table
+
+    def dies_after_rules(data, folder, name):
+        real(data, folder, name)
+        if name == "rules":
+            raise KeyboardInterrupt  # what a kill looks like to the code that was running
+
+    monkeypatch.setattr(export, "write_table", dies_after_rules)
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "note.txt").write_text("not rules")
+    with pytest.raises(KeyboardInterrupt):
+        stages.run_segment(RAW, [extra], tmp_path / "p", quiet=True)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "p").glob("*.csv")} == before
+    assert invoke("history", "205.1a", "--processed", tmp_path / "p").exit_code == 0
+    monkeypatch.setattr(export, "write_table", real)
+    assert run(tmp_path, reports=False).exit_code == 0
+    assert not list((tmp_path / "p").glob(".*.tmp")) and not (tmp_path / "p" / publish.STAGING).exists()
+
+
+def test_a_run_killed_while_moving_files_in_is_refused_by_readers_then_finished(tmp_path, monkeypatch):
+    assert run(tmp_path, reports=False).exit_code == 0
+    raw2 = edited_raw(tmp_path)
+    real = publish.apply
+
+    def moves_one_file_then_dies(folder):
+        staged = folder / publish.STAGING / "rules.csv"
+        staged.replace(folder / "rules.csv")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(publish, "apply", moves_one_file_then_dies)
+    with pytest.raises(KeyboardInterrupt):
+        stages.run_segment(raw2, [], tmp_path / "p", quiet=True)
+    monkeypatch.setattr(publish, "apply", real)
+    for command in (["history", "205.1a"], ["report", "--reports", tmp_path / "r2"]):
+        result = invoke(*command, "--processed", tmp_path / "p")
+        assert result.exit_code == 1
+        assert "rules.csv is not the file run" in result.output and "Traceback" not in result.output
+    assert run(tmp_path, reports=False).exit_code == 0  # rolls forward, then runs over raw/ again
+    publish.verify(tmp_path / "p", list(publish.listing(tmp_path / "p")))
+    assert publish.run_id(tmp_path / "p") == stages.run_id(RAW, [])
+
+
+def test_readers_refuse_a_table_from_another_run(tmp_path):
+    assert run(tmp_path, reports=False).exit_code == 0
+    assert invoke("run", "--raw", edited_raw(tmp_path), "--processed", tmp_path / "other", "--no-reports",
+                  "-q").exit_code == 0
+    shutil.copy(tmp_path / "other/changes.csv", tmp_path / "p/changes.csv")
+    result = invoke("history", "205.1a", "--processed", tmp_path / "p")
+    assert result.exit_code == 1
+    rid = publish.run_id(tmp_path / "p")
+    assert result.output.startswith(f"Error: {tmp_path / 'p'}: changes.csv is not the file run {rid} wrote")
+
+
+@pytest.mark.parametrize("damage", ["truncate rules.csv", "delete reports/lineage", "delete run.json"])
+def test_nothing_changed_checks_the_outputs(tmp_path, damage):
+    assert run(tmp_path).exit_code == 0
+    rules = (tmp_path / "p/rules.csv").read_bytes()
+    pages = sorted(p.name for p in (tmp_path / "r/lineage").iterdir())
+    if damage == "truncate rules.csv":
+        (tmp_path / "p/rules.csv").write_bytes(rules[:100])
+    elif damage == "delete reports/lineage":
+        shutil.rmtree(tmp_path / "r/lineage")
+    else:
+        (tmp_path / "p/run.json").unlink()
+    result = CliRunner().invoke(main, ["run", "--raw", str(RAW), "--processed", str(tmp_path / "p"),
+                                       "--reports", str(tmp_path / "r")])
+    assert "nothing changed" not in result.output
+    assert (tmp_path / "p/rules.csv").read_bytes() == rules
+    assert sorted(p.name for p in (tmp_path / "r/lineage").iterdir()) == pages
+    again = invoke("run", "--raw", RAW, "--processed", tmp_path / "p", "--reports", tmp_path / "r")
+    assert "nothing changed" in again.output
+
+
+def test_every_page_carries_the_run_id_of_its_tables(tmp_path):
+    assert run(tmp_path).exit_code == 0
+    rid = publish.run_id(tmp_path / "p")
+    assert rid == publish.run_id(tmp_path / "r") and len(rid) == 16
+    pages = list((tmp_path / "r").rglob("*.html"))
+    assert len(pages) > 10
+    for page in pages:
+        assert f'<meta name="crdiff-run" content="{rid}">' in page.read_text(encoding="utf-8"), page
+    listed = json.loads((tmp_path / "r/run.json").read_text())["files"]
+    assert set(listed) == {p.relative_to(tmp_path / "r").as_posix() for p in (tmp_path / "r").rglob("*")
+                           if p.is_file() and not p.name.startswith(".") and p.name != "run.json"}
+
+
+def test_a_stale_page_of_an_earlier_run_is_removed(tmp_path):
+    assert run(tmp_path).exit_code == 0
+    (tmp_path / "r/lineage/0000-00-00_gone.html").write_text("old")
+    assert invoke("run", "--raw", RAW, "--processed", tmp_path / "p", "--reports", tmp_path / "r",
+                  "--no-cache", "-q").exit_code == 0
+    assert not (tmp_path / "r/lineage/0000-00-00_gone.html").exists()
