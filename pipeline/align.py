@@ -146,6 +146,7 @@ def _align_body(old, new, o, n, force, forbid) -> tuple[list[Match], list[Match]
     found += [Match(m.old, m.new, 100.0, "fuzzy") for m in folded]
     if rest_o and rest_n:
         found += _fuzzy(old, new, rest_o, rest_n, found, forbid)
+    found += _pieces(old, new, o, n, found, forbid)
     same_text = {m.old for m in exact if old[m.old].compare == new[m.new].compare}
     traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form)
     allowed = lambda i, j: (old[i].rule_id, new[j].rule_id) not in forbid  # noqa: E731
@@ -172,6 +173,36 @@ def _fuzzy(old, new, o, n, anchors, forbid) -> list[Match]:
         eligible = (ratio >= MIN_RATIO) & (total >= ACCEPT) & ~banned
         fuzzy = _assign(o, n, np.where(eligible, total, 0.0), eligible)
     return fuzzy
+
+
+PIECE_SAME_ID = 80  # how surely a partial record's words sit inside the whole record of its number
+
+
+def _pieces(old, new, o, n, found, forbid) -> list[Match]:
+    """A record that is only a piece of its rule (a copy that starts mid-rule, a file cut short, an
+    example with no text before it) is matched by containment in the record of the same number."""
+    taken_old, taken_new = {m.old for m in found}, {m.new for m in found}
+    rest_o = [i for i in o if i not in taken_old]
+    rest_n = [j for j in n if j not in taken_new]
+    new_by_id = defaultdict(list)
+    for j in rest_n:
+        new_by_id[new[j].rule_id].append(j)
+    out = []
+    for i in rest_o:
+        for j in new_by_id.get(old[i].rule_id, ()):
+            a, b = old[i], new[j]
+            if not (_is_piece(a) or _is_piece(b)) or j in taken_new or (a.rule_id, b.rule_id) in forbid:
+                continue
+            score = fuzz.partial_ratio(score_form(_full(a)), score_form(_full(b)))
+            if score >= PIECE_SAME_ID:
+                out.append(Match(i, j, round(score, 1), "fuzzy", True))
+                taken_new.add(j)
+                break
+    return out
+
+
+def _is_piece(r: Rule) -> bool:
+    return not r.compare or "partial" in r.flags or "truncated" in r.flags
 
 
 def _assign(o, n, total, eligible) -> list[Match]:

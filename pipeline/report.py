@@ -352,7 +352,8 @@ def render_comparison(changes, old_rules, new_rules, reports: Path, name: str) -
             "renumbered": sum(c.renumbered for c in changes), "review": sum(c.review for c in changes), "runs": []}
     shown = [{"old_rule_id": c.old_rule_id, "new_rule_id": c.new_rule_id, "change": c.change,
               "renumbered": str(c.renumbered), "review": str(c.review), "similarity": c.similarity,
-              "ops": [list(op) for op in c.ops], "title_ops": [list(op) for op in c.title_ops], "lineage_id": ""}
+              "ops": [list(op) for op in c.ops], "title_ops": [list(op) for op in c.title_ops], "lineage_id": "",
+              "note": c.note}
              for c in changes if c.change != "unchanged" or c.renumbered]
     html = environment().get_template("pair.html").render(root="../", step=step, classes=CLASSES,
                                                           hidden=HIDDEN_BY_DEFAULT,
