@@ -14,6 +14,7 @@ from tqdm import tqdm
 
 from pipeline import datapackage, export, lineage
 from pipeline.edition import Edition, editions, merge
+from pipeline.fetch_lock import LOCK_NAME
 from pipeline.overrides import read_overrides
 from pipeline.ingest import Ingested, discover, ingest
 from pipeline.schema import TABLES
@@ -127,6 +128,7 @@ def fingerprint(raw: Path, corpora: list[Path], reports: Path | None) -> str:
         digest.update(f"{package}={metadata.version(package)}".encode())
     files, _ = discover(raw, corpora)
     extra = [raw / name for name in ("manifest.toml", "overrides.toml") if (raw / name).exists()]
+    extra += [c / LOCK_NAME for c in corpora if (c / LOCK_NAME).exists()]  # the URLs in sources.csv
     code = sorted(p for p in Path(__file__).parent.rglob("*") if p.suffix in (".py", ".html", ".css", ".js"))
     for path in [p for p, _ in files] + extra + code:
         digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
