@@ -15,9 +15,10 @@ from pipeline.ingest import _date_in_name
 from pipeline.records import SourceDoc
 from pipeline.sources.official import clean, effective_date, looks_official
 
-HTML_START = re.compile(rb"^\s*(?:<!doctype\s+html|<html|<head|<body|<\?xml[^>]*>\s*<!doctype html)", re.I)
+HTML_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*(?:<!doctype\s+html|<html|<head|<body|<\?xml[^>]*>\s*<!doctype html)", re.I)
 HTML_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.I | re.S)
 DOCX_TEXT = re.compile(r"<w:t(?:\s[^>]*)?>([^<]*)</w:t>|</w:p>")
+RTF_CONTROL = re.compile(r"\\[a-z]+-?\d* ?|\\'[0-9a-f]{2}|\\[^a-z]|[{}]", re.I)  # \par, \'93, \~, braces
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,7 @@ def identify(data: bytes, fmt: str, name: str) -> Identity:
         return Identity(None, problem=problem)
     if fmt == "txt":
         return _identify_text(data, name)
-    stated = effective_date(_docx_text(data)) if fmt == "docx" else None
+    stated = effective_date(TEXT_FOR_DATE[fmt](data)) if fmt in TEXT_FOR_DATE else None
     if stated:
         return Identity(stated, "text")
     named = _date_in_name(name)
@@ -96,6 +97,17 @@ def _docx_text(data: bytes) -> str:
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         xml = z.read("word/document.xml")[:400_000].decode("utf-8", "replace")
     return "".join(m.group(1) if m.group(1) is not None else "\n" for m in DOCX_TEXT.finditer(xml))
+
+
+def _rtf_text(data: bytes) -> str:
+    """Enough of an RTF's text to read its effective date: control words dropped, from the title on
+    (the font and style tables before it are longer than the part effective_date reads)."""
+    text = RTF_CONTROL.sub("", data[:1_000_000].decode("latin-1"))
+    return text[max(0, text.find("Comprehensive Rules")):]
+
+
+# Formats whose text is read here only for the date; a PDF needs a real text reader (pipeline.sources).
+TEXT_FOR_DATE = {"docx": _docx_text, "rtf": _rtf_text}
 
 
 def _title(data: bytes) -> str:

@@ -324,3 +324,44 @@ def test_a_broken_lock_file_is_a_clear_error(tmp_path):
     with pytest.raises(Exception) as e:
         fetch_lock.load(tmp_path)
     assert str(e.value).startswith(f"{tmp_path / 'fetched.json'}:2: not valid JSON")
+
+
+FORMATS_DIR = ARCHIVE.parent / "cr-formats"
+
+
+@pytest.mark.skipif(not FORMATS_DIR.is_dir(), reason=f"no {FORMATS_DIR}")
+@pytest.mark.parametrize("name, edition_found, read_from", [
+    ("2013-04-29.docx", "2013-05-01", "text"),  # named by its release day, effective May 1
+    ("2026-01-16.docx", "2026-01-16", "text"),
+    ("2005-10-01.rtf", "2005-10-01", "text"),  # Mac code page RTF
+    ("2009-05-01.rtf", "2009-05-01", "text"),
+    ("2026-01-16.pdf", "2026-01-16", "name"),  # no PDF text reader here: the published name's date
+])
+def test_identify_the_other_formats(name, edition_found, read_from):
+    fmt = name.rsplit(".", 1)[1]
+    found = identify((FORMATS_DIR / name).read_bytes(), fmt, f"MagicCompRules_{name[:10].replace('-', '')}.{fmt}")
+    assert (found.edition, found.read_from, found.problem) == (edition_found, read_from, "")
+    assert identify((FORMATS_DIR / name).read_bytes(), fmt, f"MagicCompRules.{fmt}").edition == \
+        (edition_found if read_from == "text" else None)
+
+
+def test_report_pages_show_the_url_escaped(tmp_path):
+    """A URL from a lock file is source data: a web address becomes a link, anything else stays text."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    data = edition("2003-10-01.txt")
+    (corpus / "cr-2003-10-01-txt.txt").write_bytes(data)
+    (corpus / "cr-2003-10-01-txt.txt.bak").write_bytes(b"")  # a rejection: its URL column stays empty
+    evil = 'javascript:alert(1)"><script>window.__pwned = 1</script>'
+    record = dict(file="cr-2003-10-01-txt.txt", edition="2003-10-01", read_from="text", format="txt", complete=True,
+                  sha256=hashlib.sha256(data).hexdigest(), bytes=len(data), url=evil, fetched_from=evil,
+                  snapshot="", digest="", retrieved="2026-01-01T00:00:00+00:00")
+    (corpus / "fetched.json").write_text(json.dumps({"files": [record], "skipped": []}))
+    stages.run_all(RAW, [corpus], tmp_path / "p", tmp_path / "r", quiet=True, use_cache=False)
+    for page in ("sources.html", "sources/cr-2003-10-01-txt.html"):
+        html = (tmp_path / "r" / page).read_text(encoding="utf-8")
+        assert "javascript:alert(1)&#34;&gt;&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in html, page
+        assert "<script>window.__pwned" not in html and 'href="javascript' not in html, page
+    sources = pd.read_csv(tmp_path / "p/sources.csv", dtype=str, keep_default_na=False).set_index("path")
+    assert sources.loc["corpus/cr-2003-10-01-txt.txt", "url"] == evil
+    assert sources.loc["corpus/cr-2003-10-01-txt.txt.bak", "url"] == ""
