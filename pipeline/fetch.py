@@ -26,7 +26,7 @@ WAYBACK = "https://web.archive.org/web"
 CDX_PATTERNS = ("wizards.com/magic/comprules/*", "www.wizards.com/magic/comprules/*",
                 "media.wizards.com/*/downloads/MagicCompRules*")
 FORMATS = ("txt", "pdf", "docx", "rtf")
-RULES_NAME = re.compile(r"(?i)comp\W?rules|comprehensive")  # MagicCompRules_2009.txt, CompRules.pdf
+RULES_NAME = re.compile(r"(?i)comp[\W_]?rules|comprehensive")  # MagicCompRules_2009.txt, Comp_Rules.pdf
 # An edition is published a few weeks before it takes effect: a snapshot this much older than
 # --since cannot hold an edition effective on or after it.
 PUBLISHED_AHEAD = timedelta(days=92)

@@ -102,6 +102,8 @@ class Client:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        finally:  # the delay runs from the end of the body, not from its headers
+            self._last[urlsplit(url).netloc] = time.monotonic()
 
     def _get(self, url: str, params: dict | None = None) -> requests.Response:
         self._wait(url)

@@ -16,7 +16,7 @@ class Route:
     body: bytes = b""
     status: int = 200
     # faults, each used for the first `times` requests (then the route answers normally)
-    fault: str = ""  # "429" (Retry-After), "reset" (half the body, then close), "slow" (no answer in time)
+    fault: str = ""  # "429" or "503" (Retry-After), "reset" (half the body, then close), "slow" (no answer in time)
     times: int = 1
     retry_after: int = 1
     slow_seconds: float = 1.5
@@ -62,8 +62,9 @@ def handler_for(site: Site):
                 return self._send(404, b"<html><body>Not found</body></html>", "text/html")
             if route.fault and route.times > 0:
                 route.times -= 1
-                if route.fault == "429":
-                    return self._send(429, b"slow down", "text/plain", {"Retry-After": str(route.retry_after)})
+                if route.fault in ("429", "503"):
+                    return self._send(int(route.fault), b"slow down", "text/plain",
+                                      {"Retry-After": str(route.retry_after)})
                 if route.fault == "slow":
                     time.sleep(route.slow_seconds)
                     return self._send(route.status, route.body, route.content_type)

@@ -64,6 +64,7 @@ def build_site(base_holder: list[str]) -> Site:
                   edition("2003-10-01.txt"), P1)
     site.snapshot("20090510000000", OLD, edition("2009-05-01.txt"), P1)
     site.snapshot("20090510000000", OLD, edition("2009-05-01.txt"), P2)  # the same row through both patterns
+    site.snapshot("20090512000000", OLD.replace("www.", ""), edition("2009-05-01.txt"), P1)  # same digest
     site.snapshot("20090801000000", OLD, edition("2009-07-11.txt"), P2, fault="reset")  # reset once, then fine
     site.snapshot("20100101000000", OLD, ERROR_PAGE, P2)  # an error page served with status 200
     site.snapshot("20110101000000", OLD, b"gone", P2, status=404)  # a dead snapshot
@@ -145,7 +146,8 @@ def test_the_lock_records_provenance(runs):
 
 def test_each_distinct_file_is_downloaded_once(runs):
     _, site, *_ = runs
-    assert site.requested("/web/").count(f"/web/20090510000000id_/{OLD}") == 1  # one digest listed twice
+    assert site.requested("/web/").count(f"/web/20090510000000id_/{OLD}") == 1  # one row listed twice
+    assert not site.requested("/web/20090512000000")  # another address, the same digest: not asked for
     assert site.requested("/2026/downloads/MagicCompRules%2020260116.txt") == \
         ["/2026/downloads/MagicCompRules%2020260116.txt"]  # linked twice on the page
     assert not any("index.html" in p or "FloorRules" in p for p in site.requested("/"))  # not rules files
@@ -294,6 +296,7 @@ def test_cli_rejects_unknown_formats(tmp_path):
     ("http://www.wizards.com/magic/comprules/", None),  # the rules page itself
     ("http://www.wizards.com/magic/comprules/FloorRules.pdf", None),  # another document
     ("http://www.wizards.com/magic/comprules/MagicCompRules.txt.html", None),
+    ("http://www.wizards.com/magic/comprules/Comp_Rules.txt", "txt"),
 ])
 def test_format_of(url, expected):
     assert format_of(url, ("txt", "pdf", "docx")) == expected
@@ -365,3 +368,15 @@ def test_report_pages_show_the_url_escaped(tmp_path):
     sources = pd.read_csv(tmp_path / "p/sources.csv", dtype=str, keep_default_na=False).set_index("path")
     assert sources.loc["corpus/cr-2003-10-01-txt.txt", "url"] == evil
     assert sources.loc["corpus/cr-2003-10-01-txt.txt.bak", "url"] == ""
+
+
+def test_a_503_with_retry_after_is_waited_for(tmp_path):
+    site = Site()
+    site.routes["/rules"] = Route(b'<a href="/MagicCompRules_20260116.txt">x</a>', content_type="text/html")
+    site.routes["/MagicCompRules_20260116.txt"] = Route(edition("2026-01-16.txt"), fault="503", retry_after=1)
+    with Server(site) as server:
+        summary = fetch(tmp_path, client(), rules_page=f"{server.base}/rules", cdx="", wayback="")
+    times = [t for t, p, _ in site.log if p == "/MagicCompRules_20260116.txt"]
+    assert len(times) == 2 and times[1] - times[0] >= 0.9
+    assert summary.fetched == ["cr-2026-01-16-txt.txt (edition read from the text)"]
+    assert (tmp_path / "cr-2026-01-16-txt.txt").read_bytes() == edition("2026-01-16.txt")
