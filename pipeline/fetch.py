@@ -15,7 +15,7 @@ from bs4 import BeautifulSoup
 
 from pipeline import fetch_lock
 from pipeline.errors import PipelineError
-from pipeline.fetch_http import Client, Download, HttpFailure, remove_stale_parts  # noqa: F401 (Client: for the CLI)
+from pipeline.fetch_http import Client, Download, HttpFailure, remove_stale_parts
 from pipeline.fetch_identify import identify
 from pipeline.fetch_lock import Lock, Skipped, Stored
 from pipeline.ingest import _date_in_name
@@ -71,6 +71,8 @@ def fetch(into: Path, client: Client, *, rules_page: str = RULES_PAGE, cdx: str 
     queue = _plan(found, lock, summary, since)
     answered = [_fetch_group(group, into, client, lock, summary, since)
                 for group in (progress(queue) if progress else queue)]
+    if (into / fetch_lock.VARIANTS).is_dir() and not any((into / fetch_lock.VARIANTS).iterdir()):
+        (into / fetch_lock.VARIANTS).rmdir()  # new downloads land there first; keep it only if used
     if answered and not any(answered) and not summary.had:  # not one file could be had
         raise FetchError(f"no download could be made: {summary.failed[0][0]}: {summary.failed[0][1]}")
     return summary

@@ -247,6 +247,7 @@ def test_stale_partial_files_are_removed(tmp_path):
     with Server(site) as server:
         fetch(tmp_path, client(), rules_page="", cdx=f"{server.base}/cdx", wayback=f"{server.base}/web")
     assert not list(tmp_path.glob("*.part"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing found: no lock, no empty folder
 
 
 def test_requests_to_one_host_are_spaced_by_the_delay(tmp_path):
