@@ -50,7 +50,7 @@ def fake_docx(effective: str) -> bytes:
     return buffer.getvalue()
 
 
-def build_site(base_holder: list[str]) -> Site:
+def build_site() -> Site:
     site = Site()
     live = "/2026/downloads/MagicCompRules%2020260116"
     site.routes["/en/rules"] = Route(
@@ -90,7 +90,7 @@ def client() -> Client:
 def runs(tmp_path_factory):
     """Two runs into the same folder, the second with nothing new to get."""
     into = tmp_path_factory.mktemp("fetch") / "corpus"
-    site = build_site([])
+    site = build_site()
     with Server(site) as server:
         urls = dict(rules_page=f"{server.base}/en/rules", cdx=f"{server.base}/cdx", wayback=f"{server.base}/web")
         first = fetch(into, client(), **urls)
@@ -203,7 +203,7 @@ def test_fetched_urls_reach_sources_csv(runs, tmp_path):
 
 
 def test_since_keeps_later_editions_only(tmp_path):
-    site = build_site([])
+    site = build_site()
     with Server(site) as server:
         summary = fetch(tmp_path, client(), rules_page="", cdx=f"{server.base}/cdx", wayback=f"{server.base}/web",
                         since="2013-01-01", formats=("txt",))
