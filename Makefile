@@ -1,13 +1,14 @@
 # `make` sets up .venv and runs the whole pipeline on raw/ (plus CORPUS=dir, if given).
 # `make test` sets up the same way and runs the tests.
+# `make fetch` downloads every official edition into corpus/, which `make` then reads.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-CORPUS ?=
+CORPUS ?= $(wildcard corpus)
 CORPUS_ARGS := $(foreach d,$(CORPUS),--corpus $(d))
 
-.PHONY: all run test browser datasets report bench clean
+.PHONY: all run test browser datasets report bench clean fetch
 
 all: run
 
@@ -36,6 +37,9 @@ browser:
 	    SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
 	    echo "installing Debian's chromium for the browser tests"; \
 	    $$SUDO apt-get update -q && $$SUDO apt-get install -y -q --no-install-recommends chromium; }
+
+fetch: $(STAMP)
+	$(PY) -m pipeline fetch --into corpus
 
 clean:
 	rm -rf processed/*.csv processed/*.json processed/.cache reports/*.html reports/*.css

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from pipeline import report, stages
+from pipeline import fetch as fetcher, report, stages
 from pipeline.errors import PipelineError
 
 DIR = click.Path(file_okay=False, path_type=Path)
@@ -113,6 +113,40 @@ def run(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, no
     if not quiet:
         _summary(result)
         click.echo(f"datasets in {processed}/" + ("" if no_reports else f", reports in {reports}/index.html"))
+
+
+@main.command(name="fetch", help="Download every official edition (the rules page for the current one, the "
+                                 "Wayback Machine for the others) into --into, with a lock file of provenance.")
+@click.option("--into", default=Path("corpus"), show_default=True, type=DIR, help="Where the editions are stored.")
+@click.option("--rules-page", default=fetcher.RULES_PAGE, show_default=True, help="The official rules page ('' skips it).")
+@click.option("--cdx", default=fetcher.CDX, show_default=True, help="The Wayback Machine's CDX API ('' skips it).")
+@click.option("--wayback", default=fetcher.WAYBACK, show_default=True,
+              help="Prefix of a snapshot's raw bytes: PREFIX/<timestamp>id_/<original>.")
+@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), help="Only editions effective on or after this date.")
+@click.option("--formats", default="txt,pdf,docx", show_default=True,
+              help=f"Comma-separated, of: {', '.join(fetcher.FORMATS)}.")
+@click.option("--delay", type=click.FloatRange(0), default=1.0, show_default=True,
+              help="Seconds between two requests to the same host.")
+@click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0, show_default=True,
+              help="Seconds to wait for a connection or for data.")
+@click.option("--retries", type=click.IntRange(0, 10), default=4, show_default=True,
+              help="Tries after the first, with back-off (Retry-After honoured on 429 and 503).")
+@quiet_option
+@friendly_errors
+def fetch_(into: Path, rules_page: str, cdx: str, wayback: str, since, formats: str, delay: float, timeout: float,
+           retries: int, quiet: bool):
+    wanted = tuple(f.strip().lower() for f in formats.split(",") if f.strip())
+    unknown = [f for f in wanted if f not in fetcher.FORMATS]
+    if unknown or not wanted:
+        raise click.BadParameter(f"{', '.join(unknown) or 'none given'}; known: {', '.join(fetcher.FORMATS)}",
+                                 param_hint="--formats")
+    client = fetcher.Client(delay=delay, timeout=timeout, retries=retries)
+    summary = fetcher.fetch(into, client, rules_page=rules_page, cdx=cdx, wayback=wayback, formats=wanted,
+                            since=since.date().isoformat() if since else None,
+                            progress=stages._bar(quiet, "fetch"))
+    for line in fetcher.report_lines(summary):
+        if not quiet or line.startswith("failed"):
+            click.echo(line, err=line.startswith(("failed", "skipped")))
 
 
 @main.command(help="Print one rule's history: its number, change class and a redline in each edition.")

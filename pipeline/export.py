@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.edition import Edition
+from pipeline.fetch_lock import fetched_url
 from pipeline.ingest import Rejection
 from pipeline.lineage import History, cascades, cited_lineages, rule_key
 from pipeline.records import CleanDoc, Rule
@@ -140,12 +141,13 @@ def source_rows(docs: list[CleanDoc], rejections: list[Rejection], records: dict
                      "chars_kept": d.chars_kept, "chars_discarded": sum(by_reason.values()),
                      "discarded_by_reason": by_reason, "paragraphs": len(d.paragraphs),
                      "records": records.get(s.source_id, 0), "wrapped": d.wrapped, "complete": d.complete,
-                     "warnings": list(d.warnings), "rejection": ""})
+                     "warnings": list(d.warnings), "rejection": "", "url": s.url})
     for r in rejections:
         rows.append({"source_id": r.source_id or r.path.stem, "path": _shown(r.path), "format": "", "kind": "", "edition": "",
                      "edition_end": "", "encoding": "", "sha256": r.sha256, "bytes": r.n_bytes, "chars_total": 0,
                      "chars_kept": 0, "chars_discarded": 0, "discarded_by_reason": {}, "paragraphs": 0,
-                     "records": 0, "wrapped": False, "complete": False, "warnings": [], "rejection": r.reason})
+                     "records": 0, "wrapped": False, "complete": False, "warnings": [], "rejection": r.reason,
+                     "url": fetched_url(r.path)})
     return frame("sources", rows).sort_values(["source_id", "path"], kind="stable").reset_index(drop=True)
 
 

@@ -10,13 +10,14 @@ from pathlib import Path
 from pipeline.clean import LINE_BREAK, normalize_newlines
 from pipeline.decode import decode, mojibake, replaced_bytes
 from pipeline.errors import SourceError
+from pipeline.fetch_lock import LOCK_NAME, fetched_url
 from pipeline.manifest import MANIFEST_NAME, Entry, read_manifest
 from pipeline.patterns import EFFECTIVE_DATE, FILE_DATE
 from pipeline.records import CleanDoc, SourceDoc
 from pipeline.sources import ADAPTERS
 from pipeline.sources.official import FIRST_RULE_ANYWHERE, effective_date, looks_official
 
-IGNORED = {MANIFEST_NAME, "README.md", "overrides.toml"}
+IGNORED = {MANIFEST_NAME, "README.md", "overrides.toml", LOCK_NAME}
 
 
 MAX_LINE = 1_000_000  # characters: spaCy's max_length; no rules text has a line near this long
@@ -130,7 +131,7 @@ def read_source(path: Path, entry: Entry | None, data: bytes | None = None, sour
                               "and none in the file name", path=path)
         warnings.append(f"no effective date in the text: using {named} from the file name")
     return SourceDoc(format="official", kind="official rules", edition=stated or named,
-                     warnings=tuple(warnings), **common)
+                     url=fetched_url(path), warnings=tuple(warnings), **common)
 
 
 def ingest(raw: Path, corpora: list[Path], progress=None) -> Ingested:

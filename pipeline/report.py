@@ -103,7 +103,8 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     texts = {d.source.source_id: d for d in docs or ()}
     page("sources.html", "sources.html", sources=sources, with_lines=set(texts))
     for source_id, doc in sorted(texts.items()):
-        page(f"sources/{source_id}.html", "source.html", source_id=source_id, lines=_lines(doc))
+        page(f"sources/{source_id}.html", "source.html", source_id=source_id, lines=_lines(doc),
+             url=doc.source.url)
     page("terminology.html", "terminology.html", **_terminology(data["terminology"]))
     write_if_changed(reports / "search-index.js", "window.CR_INDEX = " + json.dumps(
         index, ensure_ascii=False, separators=(",", ":")) + ";\n")

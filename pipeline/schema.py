@@ -130,6 +130,7 @@ TABLES = (
         ("complete", "boolean", "A whole official edition."),
         ("warnings", "array", "Warnings (JSON list)."),
         ("rejection", "string", "Why the file was not used (empty when it was)."),
+        ("url", "string", "Where it was published: the address `fetch` got it from (fetched.json), or the manifest's url."),
     ), ("source_id", "path")),
     Table("discards", "One row per discarded passage (line breaks, blank lines and indentation are only counted).", _cols(
         ("source_id", "string", "Source id."),

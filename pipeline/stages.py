@@ -16,6 +16,7 @@ from tqdm import tqdm
 from pipeline import datapackage, export, lineage, publish
 from pipeline.cache import Cache, code_hash
 from pipeline.edition import Edition, editions, merge
+from pipeline.fetch_lock import LOCK_NAME
 from pipeline.overrides import read_overrides
 from pipeline.ingest import Ingested, discover, ingest
 from pipeline.schema import TABLES
@@ -161,6 +162,7 @@ def inputs_fingerprint(raw: Path, corpora: list[Path]) -> str:
         digest.update(f"{package}={metadata.version(package)}".encode())
     files, _ = discover(raw, corpora)
     extra = [raw / name for name in ("manifest.toml", "overrides.toml") if (raw / name).exists()]
+    extra += [c / LOCK_NAME for c in corpora if (c / LOCK_NAME).exists()]  # the URLs in sources.csv
     code = sorted(p for p in Path(__file__).parent.rglob("*") if p.suffix in (".py", ".html", ".css", ".js"))
     for path in [p for p, _ in files] + extra + code:
         try:
