@@ -66,6 +66,8 @@ def _not_read(path: Path, in_raw: bool, seen: set[Path]) -> str | None:
     """None for a file to read; else why not ('' for raw/'s own manifest and overrides: used, not sources)."""
     if in_raw and path.name in IGNORED:
         return "" if path.name != "README.md" else NOT_SOURCES["README.md"]
+    if path.name == LOCK_NAME:  # fetch's provenance: read for the URLs, not a source
+        return ""
     if path.name in NOT_SOURCES:
         return NOT_SOURCES[path.name]
     if path.name.startswith("."):
