@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 CORPUS ?= $(wildcard corpus)
 CORPUS_ARGS := $(foreach d,$(CORPUS),--corpus $(d))
 
-.PHONY: all run test browser datasets report bench clean fetch
+.PHONY: all run test browser datasets report bench clean fetch accuracy
 
 all: run
 
@@ -45,5 +45,9 @@ clean:
 	rm -rf processed/*.csv processed/*.json processed/.cache reports/*.html reports/*.css
 
 ARCHIVE ?= ../shared/cr-archive
+# Precision and recall of the history on hand-checked cases (tests/data/accuracy.csv) from the archive.
+accuracy: $(STAMP)
+	$(PY) -m pipeline accuracy --corpus $(ARCHIVE) --cases tests/data/accuracy.csv
+
 bench: $(STAMP)
 	$(PY) -m pipeline bench --corpus $(ARCHIVE) --simulate 110

@@ -24,7 +24,7 @@ from scipy.optimize import linear_sum_assignment
 from pipeline.clean import compare_form
 from pipeline.patterns import NUMBER_IN_TEXT, TERMINOLOGY
 from pipeline.records import Match, Rule
-from pipeline.trace import trace
+from pipeline.trace import sentences, trace
 
 HEADINGS = ("part", "chapter", "section")
 ONE_TO_ONE = ("same", "moved", "fuzzy", "override", "traced", "renamed")
@@ -145,7 +145,7 @@ def _align_body(old, new, o, n, force, forbid) -> tuple[list[Match], list[Match]
     folded, rest_o, rest_n = _exact(old, new, rest_o, rest_n, lambda r: score_form(_text(r)))  # "his or her" -> "their"
     found += [Match(m.old, m.new, 100.0, "fuzzy") for m in folded]
     if rest_o and rest_n:
-        found += _fuzzy(old, new, rest_o, rest_n, found, forbid)
+        found += _fuzzy(old, new, rest_o, rest_n, found, forbid, _identity(old, new, o, n))
     found += _pieces(old, new, o, n, found, forbid)
     same_text = {m.old for m in exact if old[m.old].compare == new[m.new].compare}
     traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form)
@@ -156,11 +156,22 @@ def _align_body(old, new, o, n, force, forbid) -> tuple[list[Match], list[Match]
     return found, extra
 
 
-def _fuzzy(old, new, o, n, anchors, forbid) -> list[Match]:
-    a = [score_form(_text(old[i])) for i in o]
-    b = [score_form(_text(new[j])) for j in n]
+def _identity(old, new, o, n):
+    """A rule's scoring form without its boilerplate: a sentence printed in two or more rules of
+    an edition ("Third, the active player gets priority.") says nothing about which rule it is."""
+    parts = {("old", i): sentences(old[i], score_form) for i in o} | {("new", j): sentences(new[j], score_form) for j in n}
+    copies = {side: Counter(s for (k, _), ss in parts.items() if k == side for s in set(ss)) for side in ("old", "new")}
+
+    def form(side: str, k: int, r: Rule) -> str:
+        kept = [s for s in parts[(side, k)] if copies[side][s] < 2]
+        return " ".join(kept) if kept and r.compare else score_form(_text(r))
+    return form
+
+
+def _fuzzy(old, new, o, n, anchors, forbid, form) -> list[Match]:
+    a = [form("old", i, old[i]) for i in o]
+    b = [form("new", j, new[j]) for j in n]
     ratio = process.cdist(a, b, scorer=fuzz.ratio, dtype=np.float32, workers=-1, score_cutoff=MIN_RATIO)
-    # Examples break ties between equally good texts (two keyword rules that differ only in their examples).
     same_id = np.array([[old[i].rule_id == new[j].rule_id for j in n] for i in o], dtype=np.float32) \
         if len(o) * len(n) <= 4_000_000 else np.zeros_like(ratio)
     banned = _banned(old, new, o, n, forbid)

@@ -216,6 +216,24 @@ def compare(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: 
                                                      100), "    "))
 
 
+@main.command(help="Check the history against hand-checked cases: print precision and recall per relation "
+                   "(same, split, merged, renamed, added, removed, unrelated) and every case it gets wrong.")
+@click.option("--corpus", type=EXISTING_DIR, required=True, help="A folder holding the editions the cases name.")
+@click.option("--cases", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="CSV: from_edition, to_edition, old, new, expected, evidence.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@friendly_errors
+def accuracy(corpus: Path, cases: Path, as_json: bool):
+    from pipeline import accuracy as acc
+    verdicts = acc.judge(acc.read_cases(cases), corpus)
+    if as_json:
+        click.echo(json.dumps({"relations": acc.table(verdicts),
+                               "wrong": [{"line": v.case.line, "found": v.found} for v in verdicts if not v.right]},
+                              indent=2))
+    else:
+        click.echo(acc.summary(verdicts))
+
+
 @main.command(help="Benchmark a corpus folder: the naive floor, the full run, an unchanged re-run, one "
                    "changed file, peak memory, and the July 2009 alignment against a difflib baseline.")
 @click.option("--corpus", "corpora", multiple=True, type=EXISTING_DIR, required=True,

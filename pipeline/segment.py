@@ -172,8 +172,7 @@ def _misprinted(text: str, current: _Draft) -> list[tuple[int, int, str]]:
     m = NEAR_NUMBER.match(text)
     if not m:
         return []
-    printed = m["num"].replace(",", ".")
-    fits = [c for c in _next_numbers(current.rule_id) if _one_slip(printed, c)]
+    fits = [c for c in _next_numbers(current.rule_id) if _one_slip(m["num"], c)]
     if len(fits) != 1:
         current.flags.append("number-review")
         return []
@@ -196,11 +195,13 @@ def _next_numbers(rule_id: str) -> list[str]:
 
 
 def _one_slip(printed: str, intended: str) -> bool:
-    """One character dropped, added or changed ("306.b", "306.3.b", "306.3c" for 306.3b is not)."""
+    """One character dropped, added or changed ("306.b", "306.3.b", "306,3b"); a changed letter or
+    digit is another number, not a slip ("306.3c" is not 306.3b)."""
     if printed == intended or abs(len(printed) - len(intended)) > 1:
         return False
     if len(printed) == len(intended):
-        return sum(a != b for a, b in zip(printed, intended)) == 1 and not printed[-1].isalpha()
+        diff = [(a, b) for a, b in zip(printed, intended) if a != b]
+        return len(diff) == 1 and not diff[0][0].isalnum()
     short, long = sorted((printed, intended), key=len)
     return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 

@@ -27,7 +27,7 @@ SHORT_SENTENCE = 88
 SHORT_WORDS = 8
 CONTAINED = 90  # partial ratio for a piece of a sentence found inside a longer one
 MIN_PIECE_WORDS = 5
-RARE_IN = 3  # a word in at most this many rules of an edition names something (a keyword, a card type)
+RARE_IN = 3  # a word in at most this many rules (and 1% of them) names something: a keyword, a card type
 CANDIDATES = 6  # per sentence, the old (or new) sentences sharing the most rare words
 WORD = re.compile(r"[a-z][a-z'’-]+")
 STOP = frozenset("the a an of to and or in on is are be it its that this with for as by any each if may "
@@ -62,7 +62,7 @@ def units(rules: list[Rule], idx, form) -> dict[int, list[Unit]]:
     texts = {i: sentences(rules[i], form) for i in idx}
     idf = idf_of(texts)
     df = Counter(w for parts in texts.values() for w in frozenset().union(*map(content_words, parts)))
-    rare = {w for w, c in df.items() if c <= RARE_IN}
+    rare = {w for w, c in df.items() if c <= min(RARE_IN, len(texts) / 100)}
     copies = Counter(s for parts in texts.values() for s in set(parts))
     return {i: [Unit(i, s, w, weight(w, idf) / copies[s], w & rare) for s in parts for w in [content_words(s)]]
             for i, parts in texts.items()}
@@ -156,7 +156,8 @@ def _piece_of(b: Unit, a: Unit, score: float) -> bool:
     return score <= 100 and len(b.text) < len(a.text)
 
 
-MIN_FLOW = 3.0  # about three words of a rule's own text: less is not evidence of anything
+MIN_FLOW = 3.0  # about three words of a rule's own text: less is not evidence of anything ...
+WHOLE = 0.8  # ... unless it is (nearly) all of a short new rule
 SHARE = 0.3  # part of a rule's own text that must have gone (or come) for a split or merge to count
 
 
@@ -183,27 +184,32 @@ def trace(old: list[Rule], new: list[Rule], o: list[int], n: list[int], primary:
     for j in n:
         i = back.get(j)
         pool_new += un[j] if i is None else ([] if i in exact else unexplained(un[j], uo[i]))
-    flow = flows(pool_old, pool_new)
     own_old = {i: sum(u.weight for u in uo[i]) or 1.0 for i in o}
     own_new = {j: sum(u.weight for u in un[j]) or 1.0 for j in n}
+    flow = {k: f for k, f in flows(pool_old, pool_new).items() if f >= MIN_FLOW or f >= WHOLE * own_new[k[1]]}
+    return _decide(flow, dict(primary), own_old, own_new)
+
+
+def _decide(flow, primary, own_old, own_new) -> Traced:
+    """A rule with no successor continues into the piece that received most of its text; other
+    pieces are splits; a rule that ended inside a surviving rule was merged into it."""
+    back = {j: i for i, j in primary.items()}
     best_of = {}  # old rule -> the new rule that received most of its text
     for (i, j), f in sorted(flow.items()):
         if f > best_of.get(i, (0.0, None))[0]:
             best_of[i] = (f, j)
-    continued, taken = [], set()
+    continued = []
     for (i, j), f in sorted(flow.items(), key=lambda x: (-x[1], x[0])):
-        if i in primary or j in back or j in taken or best_of[i][1] != j or f < MIN_FLOW:
+        if i in primary or j in back or best_of[i][1] != j:
             continue
         if f >= SHARE * own_new[j] or f >= SHARE * own_old[i]:
             continued.append((i, j, _pct(f, own_old[i])))
-            taken.add(j)
-            primary = {**primary, i: j}
-    back.update({j: i for i, j, _ in continued})
+            primary[i], back[j] = j, i
     splits, merges = [], []
     for (i, j), f in sorted(flow.items()):
-        if f < MIN_FLOW or primary.get(i) == j:
+        if primary.get(i) == j:
             continue
-        if j not in back and f >= SHARE * own_new[j]:
+        if back.get(j) is None and f >= SHARE * own_new[j]:
             splits.append((i, j, _pct(f, own_new[j])))  # a new rule made (mostly) of this old rule's text
         elif i not in primary and j in back and f >= SHARE * own_old[i]:
             merges.append((i, j, _pct(f, own_old[i])))  # an ended rule's text lives on in this one

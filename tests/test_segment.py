@@ -273,3 +273,37 @@ def test_archive_old_edition_quirks(archive_run):
     assert r[("2003-10-01", "413.2d")].text.count("\n") == 1  # an indented continuation paragraph
     assert "See rule 103.4. If a player" in r[("2003-10-01", "413.2d")].text
     assert r[("2026-01-16", "Abandon")].kind == "glossary"
+
+
+@pytest.mark.parametrize("misprint, expected, flag", [
+    ("306.b", "306.3b", "number-repaired (printed 306.b)"),  # a digit dropped
+    ("306.3.b", "306.3b", "number-repaired (printed 306.3.b)"),  # a dot added
+    ("3063b", "306.3b", "number-repaired (printed 3063b)"),  # a dot dropped
+    ("306,3b", "306.3b", "number-repaired (printed 306,3b)"),  # a comma for the dot
+])
+def test_misprinted_numbers_are_repaired_when_the_sequence_leaves_one_choice(misprint, expected, flag):
+    rules, _ = records(["306.3. Planeswalker subtypes are always a single word.",
+                        "306.3a Each word after the dash is a separate subtype.",
+                        f"{misprint} Planeswalkers may have multiple subtypes.",
+                        "306.4. If two or more planeswalkers share a type, all are put into graveyards."])
+    assert [r.rule_id for r in rules] == ["306.3", "306.3a", expected, "306.4"]
+    assert rules[2].flags == (flag,) and rules[2].text == "Planeswalkers may have multiple subtypes."
+
+
+@pytest.mark.parametrize("line", [
+    "306.c Planeswalkers may have multiple subtypes.",  # 306.3c? 306.3b? a slip either way: not certain
+    "307.b Planeswalkers may have multiple subtypes.",  # not next to 306.3a
+])
+def test_an_uncertain_misprint_is_flagged_for_review_not_guessed(line):
+    rules, _ = records(["306.3a Each word after the dash is a separate subtype.", line])
+    assert [r.rule_id for r in rules] == ["306.3a"] and "number-review" in rules[0].flags
+
+
+@pytest.mark.parametrize("line", [
+    "See rule 306.3b for more.",  # a reference, not a number at the start
+    "2009 Magic Core Set rules changed much.",  # a year
+    "306.3 Things are going on.",  # not a misprint of what follows 306.3a (a real number, handled as usual)
+])
+def test_near_misses_are_not_repaired(line):
+    rules, _ = records(["306.3a Each word after the dash is a separate subtype.", line])
+    assert not any(f.startswith("number-repaired") for r in rules for f in r.flags)
