@@ -147,13 +147,29 @@ def _align_body(old, new, o, n, force, forbid) -> tuple[list[Match], list[Match]
     if rest_o and rest_n:
         found += _fuzzy(old, new, rest_o, rest_n, found, forbid, _identity(old, new, o, n))
     found += _pieces(old, new, o, n, found, forbid)
+    found += _rewritten(old, new, o, n, found, forbid)
     same_text = {m.old for m in exact if old[m.old].compare == new[m.new].compare}
-    traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form)
+    home = _home(old, new, found)
+    traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form, home)
+    if traced.better:  # a look-alike won on stock wording (120.1c -> 810.8d): the piece with its text wins
+        taken = {j for j, _ in traced.better.values()}
+        found = [m for m in found if m.old not in traced.better and m.new not in taken]
+        found += [Match(i, j, share, "traced", True) for i, (j, share) in sorted(traced.better.items())]
+        traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form, home)
     allowed = lambda i, j: (old[i].rule_id, new[j].rule_id) not in forbid  # noqa: E731
     found += [Match(i, j, share, "traced", True) for i, j, share in traced.continued if allowed(i, j)]
     extra = [Match(i, j, share, "split", share < 60) for i, j, share in traced.splits if allowed(i, j)]
     extra += [Match(i, j, share, "merge", share < 60) for i, j, share in traced.merges if allowed(i, j)]
     return found, extra
+
+
+def _home(old, new, found):
+    """home(i, j): new rule j is in the chapter where most of old rule i's chapter went."""
+    went = defaultdict(Counter)
+    for m in found:
+        went[old[m.old].rule_id[:3]][new[m.new].rule_id[:3]] += 1
+    target = {chapter: counts.most_common(1)[0][0] for chapter, counts in went.items()}
+    return lambda i, j: target.get(old[i].rule_id[:3]) == new[j].rule_id[:3]
 
 
 def _identity(old, new, o, n):
@@ -209,6 +225,30 @@ def _pieces(old, new, o, n, found, forbid) -> list[Match]:
                 out.append(Match(i, j, round(score, 1), "fuzzy", True))
                 taken_new.add(j)
                 break
+    return out
+
+
+REWRITTEN = 45  # the words of a rule rewritten in place, under its number, between its neighbours
+
+
+def _rewritten(old, new, o, n, found, forbid) -> list[Match]:
+    """A rule rewritten under its own number: its words changed too much for the fuzzy match, but
+    it keeps an example word for word, or it sits between the same neighbours and its words are
+    still somewhat alike (903.5c of 2013 states the color identity rule the other way round)."""
+    went = {m.old: m.new for m in found}
+    taken = set(went.values())
+    new_by_id = {new[j].rule_id: j for j in n if j not in taken}
+    out = []
+    for i in o:
+        j = new_by_id.get(old[i].rule_id)
+        if i in went or j is None or (old[i].rule_id, new[j].rule_id) in forbid or _is_piece(old[i]):
+            continue
+        same_example = bool(set(old[i].examples) & set(new[j].examples))
+        in_place = went.get(i - 1) == j - 1 or went.get(i + 1) == j + 1
+        score = fuzz.ratio(score_form(_text(old[i])), score_form(_text(new[j])))
+        if same_example or (in_place and score >= REWRITTEN):
+            out.append(Match(i, j, round(score, 1), "fuzzy", True))
+            del new_by_id[new[j].rule_id]
     return out
 
 

@@ -104,7 +104,11 @@ def likeness(a: Unit, b: Unit, inside: bool = False) -> float:
     if short < MIN_PIECE_WORDS or (inside and len(a.text) > len(b.text)):
         return 0.0
     partial = fuzz.partial_ratio(a.text, b.text)
-    return partial if partial >= CONTAINED else 0.0
+    if partial >= CONTAINED:
+        return partial
+    # A reworded piece inside a longer sentence: nearly all of the shorter one's words are there.
+    words = fuzz.token_set_ratio(a.text, b.text) if short >= SHORT_WORDS else 0.0
+    return words if words >= CONTAINED else 0.0
 
 
 def alike(a: Unit, b: Unit, inside: bool = False) -> bool:
@@ -158,6 +162,7 @@ def _piece_of(b: Unit, a: Unit, score: float) -> bool:
 
 MIN_FLOW = 3.0  # about three words of a rule's own text: less is not evidence of anything ...
 WHOLE = 0.8  # ... unless it is (nearly) all of a short new rule
+LOOK_ALIKE = 0.1  # a split piece holding this much more of a rule's text than its match is its successor
 SHARE = 0.3  # part of a rule's own text that must have gone (or come) for a split or merge to count
 
 
@@ -168,12 +173,14 @@ class Traced:
     continued: list[tuple[int, int, float]]
     splits: list[tuple[int, int, float]]
     merges: list[tuple[int, int, float]]
+    better: dict = None  # old -> (a split piece holding more of its text than its match, share)
 
 
 def trace(old: list[Rule], new: list[Rule], o: list[int], n: list[int], primary: dict[int, int],
-          exact: set[int], form) -> Traced:
+          exact: set[int], form, home=lambda i, j: False) -> Traced:
     """`primary` maps old -> new for the one-to-one matches; `exact` holds the old rules whose text
-    came through word for word (nothing lost, nothing gained)."""
+    came through word for word (nothing lost, nothing gained); `home(i, j)` says whether new rule j
+    sits where old rule i's neighbours went (it settles ties between identical pieces)."""
     uo = units(old, o, form)
     un = units(new, n, form)
     back = {j: i for i, j in primary.items()}
@@ -187,20 +194,32 @@ def trace(old: list[Rule], new: list[Rule], o: list[int], n: list[int], primary:
     own_old = {i: sum(u.weight for u in uo[i]) or 1.0 for i in o}
     own_new = {j: sum(u.weight for u in un[j]) or 1.0 for j in n}
     flow = {k: f for k, f in flows(pool_old, pool_new).items() if f >= MIN_FLOW or f >= WHOLE * own_new[k[1]]}
-    return _decide(flow, dict(primary), own_old, own_new)
+    traced = _decide(flow, dict(primary), own_old, own_new, home)
+    lost = defaultdict(float)
+    for u in pool_old:
+        lost[u.rule] += u.weight
+    kept = {i: own_old[i] - lost[i] for i in primary if i not in exact}
+    better = {}  # a look-alike took the match on stock wording; the real successor got the text
+    for i, j, _ in traced.splits:
+        if i in kept and flow[(i, j)] > kept[i] + LOOK_ALIKE * own_old[i]:
+            if flow[(i, j)] > better.get(i, (None, 0.0))[1]:
+                better[i] = (j, _pct(flow[(i, j)], own_old[i]))
+    return Traced(traced.continued, traced.splits, traced.merges, better)
 
 
-def _decide(flow, primary, own_old, own_new) -> Traced:
+def _decide(flow, primary, own_old, own_new, home) -> Traced:
     """A rule with no successor continues into the piece that received most of its text; other
     pieces are splits; a rule that ended inside a surviving rule was merged into it."""
     back = {j: i for i, j in primary.items()}
-    best_of = {}  # old rule -> the new rule that received most of its text
+    best_of = {}  # old rule -> the new rule that received most of its text (at home, of equals)
     for (i, j), f in sorted(flow.items()):
-        if f > best_of.get(i, (0.0, None))[0]:
-            best_of[i] = (f, j)
+        if (round(f, 3), home(i, j)) > best_of.get(i, (0.0, False, None))[:2]:
+            best_of[i] = (round(f, 3), home(i, j), j)
     continued = []
-    for (i, j), f in sorted(flow.items(), key=lambda x: (-x[1], x[0])):
-        if i in primary or j in back or best_of[i][1] != j:
+    # The old rule that lives most wholly in a new rule continues in it (a short rule kept whole
+    # beats a long one that gave it a sentence); then the larger flow.
+    for (i, j), f in sorted(flow.items(), key=lambda x: (-round(x[1] / own_old[x[0][0]], 2), -x[1], x[0])):
+        if i in primary or j in back or best_of[i][2] != j:
             continue
         if f >= SHARE * own_new[j] or f >= SHARE * own_old[i]:
             continued.append((i, j, _pct(f, own_old[i])))
