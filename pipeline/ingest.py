@@ -12,6 +12,7 @@ from pipeline.manifest import MANIFEST_NAME, Entry, read_manifest
 from pipeline.patterns import FILE_DATE
 from pipeline.records import CleanDoc, SourceDoc
 from pipeline.sources import ADAPTERS
+from pipeline.sources.containers import extract, sniff
 from pipeline.sources.official import effective_date, looks_official
 
 IGNORED = {MANIFEST_NAME, "README.md", "overrides.toml"}
@@ -53,9 +54,11 @@ def discover(raw: Path, corpora: list[Path]) -> tuple[list[tuple[Path, Entry | N
 def read_source(path: Path, entry: Entry | None) -> SourceDoc:
     """Decode and identify one file. Raises SourceError when it cannot be a source."""
     data = path.read_bytes()
-    text, encoding = decode(data, path)
+    container = sniff(data)
+    text, encoding = extract(data, container, path) if container else decode(data, path)
     warnings = [f"mojibake in the decoded text: {', '.join(bad)}" for bad in [mojibake(text)] if bad]
-    common = dict(source_id=path.stem, path=path, text=text, encoding=encoding,
+    # A PDF or DOCX beside its TXT twin keeps its extension in its id: "2026-01-16.pdf".
+    common = dict(source_id=path.name if container else path.stem, path=path, text=text, encoding=encoding,
                   sha256=hashlib.sha256(data).hexdigest(), n_bytes=len(data))
     if entry is not None:
         return SourceDoc(format=entry.format, kind=entry.kind, edition=entry.edition,
@@ -73,7 +76,7 @@ def read_source(path: Path, entry: Entry | None) -> SourceDoc:
             raise SourceError("no effective date in the text ('These rules are effective as of ...') "
                               "and none in the file name", path=path)
         warnings.append(f"no effective date in the text: using {named} from the file name")
-    return SourceDoc(format="official", kind="official rules", edition=stated or named,
+    return SourceDoc(format=container or "official", kind="official rules", edition=stated or named,
                      warnings=tuple(warnings), **common)
 
 

@@ -31,7 +31,12 @@ FOLD = str.maketrans({
     "\u00a0": " ", "\u2009": " ", "\u202f": " ",
     "…": "...",
 })
-TRADEMARK = re.compile(r"\s?(?:\(TM\)|™|\(R\)|®)")  # "DCI(TM)" ~ "DCI™" ~ "DCI"
+TRADEMARK = re.compile(r"\s?(?:\(TM\)|™|\(R\)|®)|(?<=_)TM\b")  # "DCI(TM)" ~ "DCI™" ~ "DCI", "_Odyssey_TM"
+LOST_TRADEMARK = re.compile(r"(?<=\w)_(?=[\s.,;:)]|$)")  # "Oracle_ card": a ™ the TXT edition lost
+# Dashes as the text editions spell them: "cards -- even", "cards—even", "Artifact — Equipment",
+# "Land - Mountain", "(13 – 3)".
+DASH = re.compile(r"\s+-\s+|\s*(?:--|—|–)\s*")
+ANGLED_URL = re.compile(r"<((?:https?://|www\.)[^<>\s]+)>")  # "<www.wizards.com/locator>" in the TXT editions
 ITALIC_UNDERSCORES = re.compile(r"(?<![\w])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w])")  # "_Eighth Edition_"
 LOST_CHAR = re.compile(r"(?<=\w)\?(?=\w)")  # "who?ve": a curly quote lost in the published file
 LOST_DASH = re.compile(r"(?<=\s)\?(?=\s)")  # "Artifact ? Equipment": a lost dash

@@ -6,13 +6,20 @@ from datetime import datetime
 
 from pipeline.clean import Ledger, normalize_newlines, unwrap
 from pipeline.errors import NotRulesError
-from pipeline.patterns import EFFECTIVE_DATE, EXAMPLE_START, NUMBERED_START
+from pipeline.patterns import EFFECTIVE_DATE, EXAMPLE_START, NUMBERED_START, PART_START, REFERENCE_WORDS
 from pipeline.records import CleanDoc, Paragraph, SourceDoc
 
 FIRST_RULE = re.compile(r"^\s*100\.\s?1[a-z]?\.?\s")  # the first numbered rule of every edition
 FIRST_RULE_ANYWHERE = re.compile(r"(?m)^\s*100\.\s?1[a-z]?\.?\s")
 HEADING = re.compile(r"^\s*(?:[1-9]|\d{3})\.\s+\S")  # "1. The Game", "100. General"
 SENTENCE_END = re.compile(r"[.:;!?)\]\"”]$")
+RULE_LINE = re.compile(r"^\d{3}\.(?:\d+[a-z]?\.?)?\s")  # "100. General", "100.1. These", "100.1a A"
+GLOSSARY_TERM = re.compile(r"^[A-Z“\"‘'][^\s]*(?:\s+\S+){0,7}$")  # "Abandon", "Active Player, Nonactive ..."
+GLOSSARY_SENSE = re.compile(r"^(?:\d+\.\s|Example)")  # "2. An activated ...": a numbered sense
+NOT_A_TERM = re.compile(r"^(?:\d+\.\s|See\s|Example)|[.:;,]$")  # "See rule 407, “Ante.”"
+UNFINISHED_REFERENCE = re.compile(r"\b[Rr]ules?\s+\d{3}(?:\.\d+[a-z]?)?$")  # "See rule 603.4" (no period)
+SHORT_LINE = 0.85  # in a PDF, a line this much shorter than the full width ended its paragraph
+DENSE_BLANKS = 0.02  # a text layer with fewer blank lines than this share has no paragraph gaps
 WRAPPED_MAX = 160  # hard-wrapped editions never have longer lines; unwrapped ones have far longer
 
 
@@ -35,9 +42,12 @@ def effective_date(text: str) -> str | None:
     return None
 
 
-def clean(doc: SourceDoc) -> CleanDoc:
+def clean(doc: SourceDoc, furniture=None) -> CleanDoc:
+    """`furniture(lines)` -> {line index: reason}: lines to drop first (a PDF's running heads)."""
     ledger = Ledger(doc.text)
     lines = ledger.lines
+    for index, reason in sorted((furniture(lines) if furniture else {}).items()):
+        ledger.set_aside(index, reason)
     body = next((i for i, line in enumerate(lines) if FIRST_RULE.match(line)), None)
     if body is None or "Comprehensive Rules" not in doc.text[:4000]:
         raise NotRulesError("not a Comprehensive Rules edition (no title, or no rule 100.1)", path=doc.path)
@@ -58,17 +68,17 @@ def clean(doc: SourceDoc) -> CleanDoc:
     front_end = contents if contents is not None else body
     ledger.drop_lines(0, front_end, "front matter (title, effective date, introduction)")
     ledger.drop_lines(front_end, body, "table of contents")
-    wrapped = max((len(line) for line in lines[body:end_rules]), default=0) <= WRAPPED_MAX
-    paragraphs = unwrap(_rule_lines(ledger, body, end_rules, wrapped))
+    layout = _layout(ledger, body, end_rules)
+    paragraphs = unwrap(_rule_lines(ledger, body, end_rules, layout))
     if glossary is not None:
         ledger.drop(glossary + 1, lines[glossary], "section heading")
         stop = credits if credits is not None else len(lines)
-        paragraphs += _glossary(ledger, glossary + 1, stop, wrapped)
+        paragraphs += _glossary(ledger, glossary + 1, stop, layout)
     if credits is not None:
         ledger.drop_lines(credits, len(lines), "credits and legal notices")
     ledger.check(doc.path)
     return CleanDoc(doc, tuple(paragraphs), tuple(ledger.discards), ledger.total, ledger.kept,
-                    doc.edition, tuple(warnings), wrapped, complete=credits is not None)
+                    doc.edition, tuple(warnings), layout != "lines", complete=credits is not None)
 
 
 def _find_line(lines: list[str], text: str, start: int, stop: int | None = None) -> int | None:
@@ -76,7 +86,17 @@ def _find_line(lines: list[str], text: str, start: int, stop: int | None = None)
     return next((i for i in range(start, stop) if lines[i].strip() == text), None)
 
 
-def _rule_lines(ledger: Ledger, start: int, stop: int, wrapped: bool):
+def _layout(ledger: Ledger, start: int, stop: int) -> str:
+    """"lines": a paragraph per line; "wrapped": hard-wrapped, blank lines between paragraphs;
+    "dense": hard-wrapped with no blank lines at all (a PDF's text layer)."""
+    lines = [line for _, line in ledger.numbered(start, stop)]
+    if max((len(line) for line in lines), default=0) > WRAPPED_MAX:
+        return "lines"
+    blank = sum(1 for line in lines if not line.strip())
+    return "dense" if blank < DENSE_BLANKS * len(lines) else "wrapped"
+
+
+def _rule_lines(ledger: Ledger, start: int, stop: int, layout: str):
     """(line, kept text, starts a paragraph) for the numbered rules; blank lines are layout."""
     previous = ""
     for no, line in ledger.numbered(start, stop):
@@ -84,20 +104,33 @@ def _rule_lines(ledger: Ledger, start: int, stop: int, wrapped: bool):
         if not text:
             previous = ""
             continue
-        yield no, text, _starts_paragraph(line, text, previous, wrapped)
+        yield no, text, _starts_paragraph(line, text, previous, layout)
         previous = text
 
 
-def _starts_paragraph(line: str, text: str, previous: str, wrapped: bool) -> bool:
-    if not wrapped or not previous or line[:1].isspace() or EXAMPLE_START.match(text):
+def _starts_paragraph(line: str, text: str, previous: str, layout: str) -> bool:
+    if layout == "lines" or not previous or line[:1].isspace() or EXAMPLE_START.match(text):
         return True
+    if layout == "dense":  # no blank lines to go by: every rule number or heading starts one
+        return _starts_dense(text, previous)
     # A wrapped line can begin with a cross-reference ("See rule\n419.8 ..."): only a number
     # after a finished sentence starts a new rule.
     return bool(NUMBERED_START.match(text)) and bool(SENTENCE_END.search(previous))
 
 
-def _glossary(ledger: Ledger, start: int, stop: int, wrapped: bool):
+def _starts_dense(text: str, previous: str) -> bool:
+    """A line opening with a rule number, unless the line before leads into a cross-reference
+    ("... see rule" / "rules 502.2 and" / "702.19b," + "702.19c")."""
+    if not (RULE_LINE.match(text) or (PART_START.match(text) and SENTENCE_END.search(previous))):
+        return False
+    last = previous.rsplit(None, 1)[-1].lstrip("(“\"")  # "Rules" ends a heading, "rules" a reference
+    return last not in REFERENCE_WORDS and last != "See" and not previous.endswith((",", "(", "-", "–", "—"))
+
+
+def _glossary(ledger: Ledger, start: int, stop: int, layout: str):
     """Blank-line separated entries: the first line is the term, the rest its definition."""
+    if layout == "dense":
+        return _dense_glossary(ledger, start, stop)
     out = []
     block: list[tuple[int, str, bool]] = []
     previous = ""
@@ -107,7 +140,30 @@ def _glossary(ledger: Ledger, start: int, stop: int, wrapped: bool):
             out += _entry(block)
             block, previous = [], ""
             continue
-        block.append((no, text, _starts_paragraph(line, text, previous, wrapped) if block else True))
+        block.append((no, text, _starts_paragraph(line, text, previous, layout) if block else True))
+        previous = text
+    return out + _entry(block)
+
+
+def _dense_glossary(ledger: Ledger, start: int, stop: int):
+    """No blank lines between entries: a term is a short unpunctuated line after a finished
+    sentence; a definition's paragraph ends with a finished sentence on a short line."""
+    out = []
+    block: list[tuple[int, str, bool]] = []
+    previous = ""
+    numbered = list(ledger.numbered(start, stop))
+    widths = sorted(len(line.strip()) for _, line in numbered)
+    short = SHORT_LINE * (widths[int(0.9 * len(widths))] if widths else 0)
+    for no, line in numbered:
+        text = ledger.keep_stripped(no, line)
+        if not text:
+            continue
+        finished = not previous or SENTENCE_END.search(previous) or UNFINISHED_REFERENCE.search(previous)
+        if finished and GLOSSARY_TERM.match(text) and not NOT_A_TERM.search(text):
+            out += _entry(block)
+            block = []
+        ends = finished and (len(previous) < short or GLOSSARY_SENSE.match(text))
+        block.append((no, text, not block or bool(ends)))
         previous = text
     return out + _entry(block)
 
