@@ -6,39 +6,43 @@ from datetime import datetime
 
 from pipeline.clean import Ledger, normalize_newlines, unwrap
 from pipeline.errors import NotRulesError
-from pipeline.patterns import EFFECTIVE_DATE, EXAMPLE_START, NUMBERED_START, PART_START, REFERENCE_WORDS
-from pipeline.records import CleanDoc, Paragraph, SourceDoc
+from pipeline.patterns import (EFFECTIVE_DATE, EXAMPLE_START, NUMBERED_START, PART_START, REFERENCE_WORDS,
+                               TITLE, TITLE_DATE)
+from pipeline.records import CleanDoc, SourceDoc
+from pipeline.sources.glossary import SENTENCE_END, glossary_paragraphs
 
 FIRST_RULE = re.compile(r"^\s*100\.\s?1[a-z]?\.?\s")  # the first numbered rule of every edition
 FIRST_RULE_ANYWHERE = re.compile(r"(?m)^\s*100\.\s?1[a-z]?\.?\s")
 HEADING = re.compile(r"^\s*(?:[1-9]|\d{3})\.\s+\S")  # "1. The Game", "100. General"
-SENTENCE_END = re.compile(r"[.:;!?)\]\"”]$")
+SEPARATOR = re.compile(r"^\s*(?:-{4,}|={4,}|_{4,}|\*{4,})\s*$")  # "------" under a heading, "=====" boxes
 RULE_LINE = re.compile(r"^\d{3}\.(?:\d+[a-z]?\.?)?\s")  # "100. General", "100.1. These", "100.1a A"
-GLOSSARY_TERM = re.compile(r"^[A-Z“\"‘'][^\s]*(?:\s+\S+){0,7}$")  # "Abandon", "Active Player, Nonactive ..."
-GLOSSARY_SENSE = re.compile(r"^(?:\d+\.\s|Example)")  # "2. An activated ...": a numbered sense
-NOT_A_TERM = re.compile(r"^(?:\d+\.\s|See\s|Example)|[.:;,]$")  # "See rule 407, “Ante.”"
-UNFINISHED_REFERENCE = re.compile(r"\b[Rr]ules?\s+\d{3}(?:\.\d+[a-z]?)?$")  # "See rule 603.4" (no period)
-SHORT_LINE = 0.85  # in a PDF, a line this much shorter than the full width ended its paragraph
+INDENTED_BLOCKS = 0.5  # share of indented lines continuing an unfinished one: indentation is a block's
 DENSE_BLANKS = 0.02  # a text layer with fewer blank lines than this share has no paragraph gaps
 WRAPPED_MAX = 160  # hard-wrapped editions never have longer lines; unwrapped ones have far longer
 
 
 def looks_official(text: str) -> bool:
     """Recognised by content: the title near the top and a rule 100.1 at the start of a line."""
-    return "Comprehensive Rules" in text[:4000] and FIRST_RULE_ANYWHERE.search(normalize_newlines(text)) is not None
+    return TITLE.search(text[:4000]) is not None and FIRST_RULE_ANYWHERE.search(normalize_newlines(text)) is not None
 
 
 def effective_date(text: str) -> str | None:
-    """The ISO date stated in "These rules are effective as of June 17, 2011." (or "current as of")."""
-    m = EFFECTIVE_DATE.search(text[:20000])
-    if not m:
-        return None
-    raw = re.sub(r"\s+", " ", m.group("date").replace(".", ""))
-    for fmt in ("%B %d, %Y", "%b %d, %Y"):
+    """The ISO date stated in "These rules are effective as of June 17, 2011." (or "current as of"),
+    near the top or anywhere else; else a date printed beside the title ("COMPREHENSIVE RULES 04/23/99")."""
+    for m in EFFECTIVE_DATE.finditer(text):
+        raw = re.sub(r"\s+", " ", m.group("date").replace(".", ""))
+        for fmt in ("%B %d, %Y", "%b %d, %Y"):
+            try:
+                return datetime.strptime(raw, fmt).date().isoformat()
+            except ValueError:
+                continue
+    m = TITLE_DATE.search(text[:4000])
+    if m:
+        year = int(m["y"]) + (0 if len(m["y"]) == 4 else 1900 if int(m["y"]) > 90 else 2000)
         try:
-            return datetime.strptime(raw, fmt).date().isoformat()
+            return datetime(year, int(m["m"]), int(m["d"])).date().isoformat()
         except ValueError:
-            continue
+            return None
     return None
 
 
@@ -46,17 +50,22 @@ def clean(doc: SourceDoc, furniture=None) -> CleanDoc:
     """`furniture(lines)` -> {line index: reason}: lines to drop first (a PDF's running heads)."""
     ledger = Ledger(doc.text)
     lines = ledger.lines
-    for index, reason in sorted((furniture(lines) if furniture else {}).items()):
+    aside = furniture(lines) if furniture else {}
+    aside.update((i, "separator lines") for i, line in enumerate(lines) if SEPARATOR.match(line))
+    for index, reason in sorted(aside.items()):
         ledger.set_aside(index, reason)
     body = next((i for i, line in enumerate(lines) if FIRST_RULE.match(line)), None)
-    if body is None or "Comprehensive Rules" not in doc.text[:4000]:
+    if body is None or not TITLE.search(doc.text[:4000]):
         raise NotRulesError("not a Comprehensive Rules edition (no title, or no rule 100.1)", path=doc.path)
-    while body > 0 and (not lines[body - 1].strip() or HEADING.match(lines[body - 1])):
+    while body > 0 and (body - 1 in ledger.skipped or not lines[body - 1].strip() or HEADING.match(lines[body - 1])):
         body -= 1
-    while not lines[body].strip():
+    while body in ledger.skipped or not lines[body].strip():
         body += 1
     glossary = _find_line(lines, "Glossary", body)
-    credits = _find_line(lines, "Credits", glossary if glossary is not None else body)
+    after = glossary if glossary is not None else body
+    # The pre-2003 editions end with an index of terms to rule numbers, then the credits.
+    index = _find_line(lines, "Index", after)
+    credits = index if index is not None else _find_line(lines, "Credits", after)
     contents = _find_line(lines, "Contents", 0, body)
     end_rules = glossary if glossary is not None else (credits if credits is not None else len(lines))
     warnings = []
@@ -73,9 +82,11 @@ def clean(doc: SourceDoc, furniture=None) -> CleanDoc:
     if glossary is not None:
         ledger.drop(glossary + 1, lines[glossary], "section heading")
         stop = credits if credits is not None else len(lines)
-        paragraphs += _glossary(ledger, glossary + 1, stop, layout)
+        paragraphs += glossary_paragraphs(ledger, glossary + 1, stop, layout,
+                                          lambda *a: _starts_paragraph(*a, layout))
     if credits is not None:
-        ledger.drop_lines(credits, len(lines), "credits and legal notices")
+        ledger.drop_lines(credits, len(lines), "index, credits and legal notices" if index is not None
+                          else "credits and legal notices")
     ledger.check(doc.path)
     return CleanDoc(doc, tuple(paragraphs), tuple(ledger.discards), ledger.total, ledger.kept,
                     doc.edition, tuple(warnings), layout != "lines", complete=credits is not None)
@@ -93,7 +104,13 @@ def _layout(ledger: Ledger, start: int, stop: int) -> str:
     if max((len(line) for line in lines), default=0) > WRAPPED_MAX:
         return "lines"
     blank = sum(1 for line in lines if not line.strip())
-    return "dense" if blank < DENSE_BLANKS * len(lines) else "wrapped"
+    if blank < DENSE_BLANKS * len(lines):
+        return "dense"
+    # "indented": whole blocks indented, continuation lines too (1999: "  502.9e ..." + "  actual ..."),
+    # so an indented line is no new paragraph; elsewhere one after an unfinished line is rare.
+    follow = [(a, b) for a, b in zip(lines, lines[1:]) if b[:1].isspace() and b.strip() and a.strip()]
+    unfinished = sum(1 for a, _ in follow if not SENTENCE_END.search(a.rstrip()))
+    return "indented" if follow and unfinished > INDENTED_BLOCKS * len(follow) else "wrapped"
 
 
 def _rule_lines(ledger: Ledger, start: int, stop: int, layout: str):
@@ -109,7 +126,9 @@ def _rule_lines(ledger: Ledger, start: int, stop: int, layout: str):
 
 
 def _starts_paragraph(line: str, text: str, previous: str, layout: str) -> bool:
-    if layout == "lines" or not previous or line[:1].isspace() or EXAMPLE_START.match(text):
+    if layout == "lines" or not previous or EXAMPLE_START.match(text):
+        return True
+    if line[:1].isspace() and layout != "indented":
         return True
     if layout == "dense":  # no blank lines to go by: every rule number or heading starts one
         return _starts_dense(text, previous)
@@ -125,51 +144,3 @@ def _starts_dense(text: str, previous: str) -> bool:
         return False
     last = previous.rsplit(None, 1)[-1].lstrip("(“\"")  # "Rules" ends a heading, "rules" a reference
     return last not in REFERENCE_WORDS and last != "See" and not previous.endswith((",", "(", "-", "–", "—"))
-
-
-def _glossary(ledger: Ledger, start: int, stop: int, layout: str):
-    """Blank-line separated entries: the first line is the term, the rest its definition."""
-    if layout == "dense":
-        return _dense_glossary(ledger, start, stop)
-    out = []
-    block: list[tuple[int, str, bool]] = []
-    previous = ""
-    for no, line in ledger.numbered(start, stop):
-        text = ledger.keep_stripped(no, line)
-        if not text:
-            out += _entry(block)
-            block, previous = [], ""
-            continue
-        block.append((no, text, _starts_paragraph(line, text, previous, layout) if block else True))
-        previous = text
-    return out + _entry(block)
-
-
-def _dense_glossary(ledger: Ledger, start: int, stop: int):
-    """No blank lines between entries: a term is a short unpunctuated line after a finished
-    sentence; a definition's paragraph ends with a finished sentence on a short line."""
-    out = []
-    block: list[tuple[int, str, bool]] = []
-    previous = ""
-    numbered = list(ledger.numbered(start, stop))
-    widths = sorted(len(line.strip()) for _, line in numbered)
-    short = SHORT_LINE * (widths[int(0.9 * len(widths))] if widths else 0)
-    for no, line in numbered:
-        text = ledger.keep_stripped(no, line)
-        if not text:
-            continue
-        finished = not previous or SENTENCE_END.search(previous) or UNFINISHED_REFERENCE.search(previous)
-        if finished and GLOSSARY_TERM.match(text) and not NOT_A_TERM.search(text):
-            out += _entry(block)
-            block = []
-        ends = finished and (len(previous) < short or GLOSSARY_SENSE.match(text))
-        block.append((no, text, not block or bool(ends)))
-        previous = text
-    return out + _entry(block)
-
-
-def _entry(block):
-    if not block:
-        return []
-    no, term, _ = block[0]
-    return [Paragraph(term, no, no, "glossary-term")] + unwrap(block[1:], role="glossary")
