@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
-from pipeline.decode import decode, mojibake
+from pipeline.decode import decode_with_repairs, mojibake
 from pipeline.errors import SourceError
 from pipeline.manifest import MANIFEST_NAME, Entry, read_manifest
 from pipeline.patterns import FILE_DATE
@@ -55,8 +55,8 @@ def read_source(path: Path, entry: Entry | None) -> SourceDoc:
     """Decode and identify one file. Raises SourceError when it cannot be a source."""
     data = path.read_bytes()
     container = sniff(data)
-    text, encoding = extract(data, container, path) if container else decode(data, path)
-    warnings = [f"mojibake in the decoded text: {', '.join(bad)}" for bad in [mojibake(text)] if bad]
+    text, encoding, warnings = (*extract(data, container, path), []) if container else decode_with_repairs(data, path)
+    warnings += [f"mojibake in the decoded text: {', '.join(bad)}" for bad in [mojibake(text)] if bad]
     # A PDF or DOCX beside its TXT twin keeps its extension in its id: "2026-01-16.pdf".
     common = dict(source_id=path.name if container else path.stem, path=path, text=text, encoding=encoding,
                   sha256=hashlib.sha256(data).hexdigest(), n_bytes=len(data))

@@ -11,6 +11,8 @@ GLOSSARY_TERM = re.compile(r"^[A-Z“\"‘'][^\s]*(?:\s+\S+){0,7}$")  # "Abandon
 GLOSSARY_SENSE = re.compile(r"^(?:\d+\.\s|Example)")  # "2. An activated ...": a numbered sense
 NOT_A_TERM = re.compile(r"^(?:\d+\.\s|See\s|Example)|[.:;,]$")  # "See rule 407, “Ante.”"
 UNFINISHED_REFERENCE = re.compile(r"\b[Rr]ules?\s+\d{3}(?:\.\d+[a-z]?)?$")  # "See rule 603.4" (no period)
+# A term glued to its definition's first sense: "Ability1. Text on an object that ...".
+GLUED = re.compile(r"^(?P<term>[A-Z][A-Za-z ,’'/()-]{0,50}?[A-Za-z)])(?P<lost>\ufffd*)(?P<definition>1\.\s+[A-Z].*)$")
 SHORT_LINE = 0.85  # in a PDF, a line this much shorter than the full width ended its paragraph
 
 
@@ -37,6 +39,13 @@ def _blank_separated(ledger: Ledger, start: int, stop: int, starts_paragraph):
         if not previous and not line[:1].isspace() and not (block and block[-1][1].endswith(":")):
             out += _entry(block)
             block = []
+            glued = GLUED.match(text)
+            if glued:  # "Ability1. Text on an object ...": the line break was lost in a damaged file
+                block = [(no, glued["term"], True), (no, glued["definition"], True)]
+                ledger.kept -= len(glued["lost"])
+                ledger.drop(no, glued["lost"], "characters lost in a damaged file")
+                previous = text
+                continue
         block.append((no, text, not previous or starts_paragraph(line, text, previous) if block else True))
         previous = text
     return out + _entry(block)
