@@ -12,6 +12,7 @@ import click
 
 from pipeline import report, stages
 from pipeline.errors import PipelineError
+from pipeline.manifest import FORMATS as MANIFEST_FORMATS
 
 DIR = click.Path(file_okay=False, path_type=Path)
 EXISTING_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
@@ -135,6 +136,26 @@ def history(rule: str, edition: str | None, as_json: bool, processed: Path):
             click.echo(f"  {end['edition']}  {end['change']}" + (f" into {end['into']}" if end["into"] else ""))
         if lineage["versions"] and lineage["versions"][0]["commentary"]:
             click.echo(f"  commentary: {', '.join(lineage['versions'][0]['commentary'])}")
+
+
+@main.command(help="Tell which editions an undated fragment's text matches: those in which every "
+                    "rule it holds had exactly that text.")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(MANIFEST_FORMATS),
+              help="The files' format, when no manifest.toml beside them names it (official files need none).")
+@outputs
+@friendly_errors
+def identify(files: tuple[Path, ...], fmt: str | None, processed: Path):
+    from pipeline.identify import identify_files
+    found = identify_files(list(files), processed, fmt)
+    click.echo(f"{found.rules} rules; matches {found.label}"
+               + (f" ({len(found.editions)} editions: {', '.join(found.editions)})" if len(found.editions) > 1 else ""))
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for rule_id, editions in found.misses.items():  # why nothing matches: what each rule matches alone
+        groups.setdefault(editions, []).append(rule_id)
+    for editions, rule_ids in sorted(groups.items()):
+        click.echo(f"  {len(rule_ids)} rules ({', '.join(rule_ids[:4])}{', ...' if len(rule_ids) > 4 else ''}) "
+                   f"match {', '.join(editions) if editions else 'no edition'}")
 
 
 @main.command(help="Compare two editions (dates in --processed) or two official rules files.")

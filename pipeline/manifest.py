@@ -14,7 +14,7 @@ FORMATS = ("rulings-text", "rulings-html", "copy", "wiki-text", "wiki-html", "ma
 REQUIRED = ("file", "format", "kind", "edition", "language")
 OPTIONAL = ("url", "note")
 DATE = r"\d{4}-\d{2}-\d{2}"
-EDITION = re.compile(rf"^(?P<start>{DATE})(?:\.\.(?P<end>{DATE}))?$|^unknown$")
+EDITION = re.compile(rf"^(?P<start>{DATE})(?:\.\.(?P<end>{DATE}))?$|^unknown$|^(?P<auto>auto)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +87,8 @@ def _entry(item: dict, raw: Path, path: Path, text: str, line: int) -> Entry:
         fail(f"unknown kind {item['kind']!r}; known: {', '.join(SOURCE_KINDS)}", "kind")
     m = EDITION.match(item["edition"])
     if not m:
-        fail(f"edition {item['edition']!r} is not YYYY-MM-DD, YYYY-MM-DD..YYYY-MM-DD or unknown", "edition")
-    return Entry(resolved, item["format"], item["kind"], m.group("start"), m.group("end"),
+        fail(f"edition {item['edition']!r} is not YYYY-MM-DD, YYYY-MM-DD..YYYY-MM-DD, unknown or auto", "edition")
+    return Entry(resolved, item["format"], item["kind"], m.group("start") or m.group("auto"), m.group("end"),
                  item["language"], item.get("url", ""), item.get("note", ""), line)
 
 

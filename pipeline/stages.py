@@ -14,6 +14,7 @@ from tqdm import tqdm
 
 from pipeline import datapackage, export, lineage
 from pipeline.edition import Edition, editions, merge
+from pipeline.identify import resolve_auto
 from pipeline.overrides import read_overrides
 from pipeline.ingest import Ingested, discover, ingest
 from pipeline.schema import TABLES
@@ -61,6 +62,8 @@ def run_segment(raw: Path, corpora: list[Path], processed: Path, quiet: bool = F
     rules = []
     for doc in _bar(quiet, "segment")(docs):
         rules += segment(doc, cache)
+    rules, docs = resolve_auto(rules, docs)  # manifest entries with edition = "auto"
+    result.ingested.docs = docs
     if use_cache:
         cache.save()
     result.rules = merge(rules, docs)
