@@ -33,5 +33,6 @@ clean:
 	rm -rf processed/*.csv processed/*.json processed/.cache reports/*.html reports/*.css
 
 ARCHIVE ?= ../shared/cr-archive
+FORMATS ?= ../shared/cr-formats
 bench: $(STAMP)
-	$(PY) -m pipeline bench --corpus $(ARCHIVE) --simulate 110
+	$(PY) -m pipeline bench --corpus $(ARCHIVE) --simulate 110 $(if $(wildcard $(FORMATS)),--formats $(FORMATS))

@@ -203,8 +203,10 @@ def compare(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: 
 @click.option("--raw", default=Path("raw"), show_default=True, type=EXISTING_DIR, help="The seed folder.")
 @click.option("--simulate", type=click.IntRange(0, 1000), default=0, show_default=True,
               help="Also run over this many editions made by re-dating copies of the corpus files.")
+@click.option("--formats", multiple=True, type=EXISTING_DIR,
+              help="A folder of PDF/DOCX/RTF editions: time reading and cleaning each file, beside the corpus's TXT.")
 @friendly_errors
-def bench(corpora: tuple[Path, ...], raw: Path, simulate: int):
+def bench(corpora: tuple[Path, ...], raw: Path, simulate: int, formats: tuple[Path, ...]):
     import tempfile
     from pipeline import bench as b
     with tempfile.TemporaryDirectory(prefix="crdiff-bench-") as tmp:
@@ -236,6 +238,16 @@ def bench(corpora: tuple[Path, ...], raw: Path, simulate: int):
         if simulate:
             click.echo(f"simulated run by stage (s): {sim['stages']}")
         _alignment_bench(raw, list(corpora))
+        if formats:
+            _format_bench(list(corpora) + list(formats))
+
+
+def _format_bench(folders: list[Path]) -> None:
+    from pipeline.bench import format_costs
+    click.echo(f"\n{'file (cost per format)':<20} {'format':>6} {'bytes':>9} {'chars':>9} {'read s':>7} {'clean s':>7}")
+    for row in format_costs(folders):
+        click.echo(f"{row['file']:<20} {row['format']:>6} {row['bytes']:>9} {row['chars']:>9} "
+                   f"{row['read']:>7.3f} {row['clean']:>7.3f}")
 
 
 def _alignment_bench(raw: Path, corpora: list[Path]) -> None:
