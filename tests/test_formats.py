@@ -166,3 +166,13 @@ def test_formats_of_one_edition_merge_like_duplicate_copies(cache):
     assert len(merged) == len(rules) // 3
     assert not [r for r in merged if "conflict" in r.flags]
     assert {r.source for r in merged} == {"2026-01-16.docx;2026-01-16;2026-01-16.pdf"}  # cleanest first
+
+
+@needs_formats
+def test_pdf_source_lines_are_shown_as_page_and_line():
+    from pipeline.report import _lines
+    source = read_source(FORMATS / "2003-10-01.pdf", None)
+    lines = _lines(ADAPTERS[source.format](source))
+    contents = next(line for line in lines if line["text"] == "Contents")
+    assert contents["label"] == "2:1" and contents["why"] == "table of contents"
+    assert [line["why"] for line in lines if line["text"] == "\f"] == ["page breaks"] * 95
