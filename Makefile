@@ -45,9 +45,10 @@ clean:
 	rm -rf processed/*.csv processed/*.json processed/.cache reports/*.html reports/*.css
 
 ARCHIVE ?= ../shared/cr-archive
+FORMATS ?= ../shared/cr-formats
 # Precision and recall of the history on hand-checked cases (tests/data/accuracy.csv) from the archive.
 accuracy: $(STAMP)
 	$(PY) -m pipeline accuracy --corpus $(ARCHIVE) --cases tests/data/accuracy.csv
 
 bench: $(STAMP)
-	$(PY) -m pipeline bench --corpus $(ARCHIVE) --simulate 110
+	$(PY) -m pipeline bench --corpus $(ARCHIVE) --simulate 110 $(if $(wildcard $(FORMATS)),--formats $(FORMATS))

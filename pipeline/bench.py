@@ -140,3 +140,26 @@ def change_one_file(corpus: Path, folder: Path) -> Path:
     newest.write_text(text.replace("100.1. These Magic rules apply", "100.1. These Magic rules always apply", 1),
                       encoding="utf-8")
     return folder
+
+
+# --- the cost of each format ------------------------------------------------------------------
+
+def format_costs(folders: list[Path]) -> list[dict]:
+    """Per file: seconds to read it (decode, or extract from PDF/DOCX/RTF) and to clean it, and how
+    many characters it yields; each format's cost is comparable with the TXT of the same edition."""
+    from pipeline.ingest import read_source
+    from pipeline.sources import ADAPTERS
+    rows = []
+    for path in sorted(p for folder in folders for p in folder.iterdir() if p.is_file()):
+        start = time.perf_counter()
+        try:
+            source = read_source(path, None)
+        except SourceError:
+            continue
+        read = time.perf_counter() - start
+        start = time.perf_counter()
+        doc = ADAPTERS[source.format](source)
+        rows.append({"file": path.name, "format": "txt" if source.format == "official" else source.format,
+                     "bytes": source.n_bytes, "chars": doc.chars_total, "read": read,
+                     "clean": time.perf_counter() - start})
+    return rows

@@ -6,7 +6,8 @@ import unicodedata
 from functools import lru_cache
 from collections.abc import Callable, Iterable
 
-from pipeline.patterns import (CITATION, FOLD, ITALIC_UNDERSCORES, LOST_CHAR, LOST_DASH, SPACES,
+from pipeline.patterns import (ANGLED_URL, CITATION, DASH, FOLD, ITALIC_UNDERSCORES, LOST_CHAR, LOST_DASH,
+                               LOST_TRADEMARK, SPACES,
                                TRADEMARK)
 from pipeline.records import Discard, Paragraph
 
@@ -35,12 +36,19 @@ def strip_citations(text: str) -> str:
 
 
 def fold_typography(text: str) -> str:
-    """Curly/straight quotes, dashes, (TM)/™, underscores used as italics, characters lost as '?'."""
-    text = unicodedata.normalize("NFC", text).translate(FOLD)
+    """Curly/straight quotes, dashes (spaced or not, "--"), (TM)/™, underscores used as italics,
+    URLs in angle brackets, characters lost as '?'."""
+    text = unicodedata.normalize("NFC", text)
+    if "?" in text:
+        text = LOST_DASH.sub("-", LOST_CHAR.sub("'", text))
+    if "-" in text or "—" in text or "–" in text:
+        text = DASH.sub("-", text)
+    text = ANGLED_URL.sub(r"\1", text).translate(FOLD)
     text = TRADEMARK.sub("", text)
     text = ITALIC_UNDERSCORES.sub(r"\1", text)
-    text = LOST_CHAR.sub("'", text)
-    return LOST_DASH.sub("-", text)
+    if "_" in text:
+        text = LOST_TRADEMARK.sub("", text)
+    return text
 
 
 def make_pipeline(*steps: Callable[[str], str]) -> Callable[[str], str]:
@@ -69,6 +77,7 @@ class Ledger:
         self.kept = 0
         self.discards: list[Discard] = []
         self.lines: list[str] = []
+        self.skipped: set[int] = set()  # 0-based indexes of lines already accounted for (page furniture)
         pos = 0
         for m in LINE_BREAK.finditer(text):
             self.lines.append(text[pos:m.start()])
@@ -78,9 +87,14 @@ class Ledger:
             self.lines.append(text[pos:])
 
     def numbered(self, start: int = 0, stop: int | None = None) -> Iterable[tuple[int, str]]:
-        """(1-based line number, line) pairs for lines[start:stop]."""
+        """(1-based line number, line) pairs for lines[start:stop], but lines set aside."""
         stop = len(self.lines) if stop is None else stop
-        return ((i + 1, self.lines[i]) for i in range(start, stop))
+        return ((i + 1, self.lines[i]) for i in range(start, stop) if i not in self.skipped)
+
+    def set_aside(self, index: int, reason: str) -> None:
+        """Drop a whole line (0-based) before the adapter reads the rest: later passes skip it."""
+        self.drop(index + 1, self.lines[index], reason)
+        self.skipped.add(index)
 
     def keep(self, text: str) -> str:
         self.kept += len(text)
@@ -136,9 +150,10 @@ def unwrap(lines: Iterable[tuple[int, str, bool]], role: str = "rules") -> list[
 
 
 def _join(parts: list[str]) -> str:
-    """Join wrapped lines; a line broken after a hyphen ("characteristic-") joins without a space."""
+    """Join wrapped lines; a line broken after a hyphen or dash joins without a space unless the
+    dash has one before it: "characteristic-" "occurs—" "[-" + "N]", but "Artifact —" + "Equipment"."""
     out = parts[0]
     for part in parts[1:]:
-        glue = "" if out.endswith("-") and out[-2:-1].isalpha() else " "
+        glue = "" if out.endswith(("-", "—", "–")) and out[-2:-1].strip() else " "
         out += glue + part
     return out

@@ -12,6 +12,7 @@ import click
 
 from pipeline import fetch as fetcher, report, stages
 from pipeline.errors import PipelineError
+from pipeline.manifest import FORMATS as MANIFEST_FORMATS
 
 DIR = click.Path(file_okay=False, path_type=Path)
 EXISTING_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
@@ -178,6 +179,26 @@ def history(rule: str, edition: str | None, as_json: bool, processed: Path):
             click.echo(f"  commentary: {', '.join(lineage['versions'][0]['commentary'])}")
 
 
+@main.command(help="Tell which editions an undated fragment's text matches: those in which every "
+                    "rule it holds had exactly that text.")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(MANIFEST_FORMATS),
+              help="The files' format, when no manifest.toml beside them names it (official files need none).")
+@outputs
+@friendly_errors
+def identify(files: tuple[Path, ...], fmt: str | None, processed: Path):
+    from pipeline.identify import identify_files
+    found = identify_files(list(files), processed, fmt)
+    click.echo(f"{found.rules} rules; matches {found.label}"
+               + (f" ({len(found.editions)} editions: {', '.join(found.editions)})" if len(found.editions) > 1 else ""))
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for rule_id, editions in found.misses.items():  # why nothing matches: what each rule matches alone
+        groups.setdefault(editions, []).append(rule_id)
+    for editions, rule_ids in sorted(groups.items()):
+        click.echo(f"  {len(rule_ids)} rules ({', '.join(rule_ids[:4])}{', ...' if len(rule_ids) > 4 else ''}) "
+                   f"match {', '.join(editions) if editions else 'no edition'}")
+
+
 @main.command(help="Compare two editions (dates in --processed) or two official rules files.")
 @click.argument("a")
 @click.argument("b")
@@ -241,8 +262,10 @@ def accuracy(corpus: Path, cases: Path, as_json: bool):
 @click.option("--raw", default=Path("raw"), show_default=True, type=EXISTING_DIR, help="The seed folder.")
 @click.option("--simulate", type=click.IntRange(0, 1000), default=0, show_default=True,
               help="Also run over this many editions made by re-dating copies of the corpus files.")
+@click.option("--formats", multiple=True, type=EXISTING_DIR,
+              help="A folder of PDF/DOCX/RTF editions: time reading and cleaning each file, beside the corpus's TXT.")
 @friendly_errors
-def bench(corpora: tuple[Path, ...], raw: Path, simulate: int):
+def bench(corpora: tuple[Path, ...], raw: Path, simulate: int, formats: tuple[Path, ...]):
     import tempfile
     from pipeline import bench as b
     with tempfile.TemporaryDirectory(prefix="crdiff-bench-") as tmp:
@@ -274,6 +297,16 @@ def bench(corpora: tuple[Path, ...], raw: Path, simulate: int):
         if simulate:
             click.echo(f"simulated run by stage (s): {sim['stages']}")
         _alignment_bench(raw, list(corpora))
+        if formats:
+            _format_bench(list(corpora) + list(formats))
+
+
+def _format_bench(folders: list[Path]) -> None:
+    from pipeline.bench import format_costs
+    click.echo(f"\n{'file (cost per format)':<20} {'format':>6} {'bytes':>9} {'chars':>9} {'read s':>7} {'clean s':>7}")
+    for row in format_costs(folders):
+        click.echo(f"{row['file']:<20} {row['format']:>6} {row['bytes']:>9} {row['chars']:>9} "
+                   f"{row['read']:>7.3f} {row['clean']:>7.3f}")
 
 
 def _alignment_bench(raw: Path, corpora: list[Path]) -> None:

@@ -18,7 +18,8 @@ def rules_of(spec: str, processed: Path) -> list[Rule]:
     """`spec` is a file (an official rules text) or an edition date found in processed/."""
     path = Path(spec)
     if path.is_file():
-        doc = ADAPTERS["official"](read_source(path, None))
+        source = read_source(path, None)
+        doc = ADAPTERS[source.format](source)
         cache = ParagraphCache()
         cache.analyse_docs([doc])
         return segment(doc, cache)

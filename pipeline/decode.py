@@ -2,6 +2,7 @@
 1252, 1252 for DOS 437), so single-byte candidates are checked against what the rules contain."""
 from __future__ import annotations
 
+import bisect
 import codecs
 import re
 
@@ -14,10 +15,29 @@ MOJIBAKE = ("â€", "Ã©", "Ã¢", "Ã¨", "\ufffd")
 NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
+MANGLED_BOM = b"\xef\xbf\xbd\xef\xbf\xbd"  # a UTF-16 BOM that went through a UTF-8 "repair"
+# Out of step by one byte, UTF-16 text reads as characters whose low byte is 0 ("A" 00 -> U+4100):
+# NUL and U+0100, U+0200 ... U+FF00. Real rules text never holds them.
+OUT_OF_STEP = re.compile("[" + "".join(re.escape(chr(x << 8)) for x in range(256)) + "]")
+LOST = "\ufffd"
+
+
 def decode(data: bytes, path: object = None) -> tuple[str, str]:
     """Return (text, encoding name). Raise SourceError for empty, binary or undecodable input."""
+    text, encoding, _ = decode_with_repairs(data, path)
+    return text, encoding
+
+
+def decode_with_repairs(data: bytes, path: object = None) -> tuple[str, str, list[str]]:
+    """(text, encoding, warnings): a damaged UTF-16 file is repaired, and the warnings say where."""
     if not data.strip():
         raise SourceError("empty file", path=path)
+    if data.startswith(MANGLED_BOM) and b"\x00" in data[:200]:
+        return _repair_utf16(data[len(MANGLED_BOM):], path)
+    return (*_decode(data, path), [])
+
+
+def _decode(data: bytes, path: object) -> tuple[str, str]:
     for bom, name in BOMS:
         if data.startswith(bom):
             try:
@@ -106,6 +126,93 @@ def plausibility(text: str) -> int:
 def mojibake(text: str) -> list[str]:
     """Sequences that show text was decoded with the wrong codec somewhere upstream."""
     return [m for m in MOJIBAKE if m in text]
+
+
+def _repair_utf16(data: bytes, path: object) -> tuple[str, str, list[str]]:
+    """A byte lost here and there puts UTF-16 out of step. Both one-byte alignments are decoded
+    once; the text is read from one until it goes out of step, then from the other. The character
+    whose byte was lost is recovered when its zero byte was the lost one, guessed for a line break
+    in CRLF text, and otherwise marked U+FFFD."""
+    if _utf16_order(data) is None:
+        raise SourceError("starts with a mangled byte-order mark but is not UTF-16", path=path)
+    # Little-endian bytes read backwards are big-endian text read backwards: one algorithm for both.
+    # Lost bytes flip which positions hold the zero bytes, so the byte order is the reading that
+    # needs fewer repairs.
+    readings = [_resync(data, "\r\n"), _resync(data[::-1], "\n\r")]
+    forward = readings[0][1] <= readings[1][1]
+    name = "utf-16-be" if forward else "utf-16-le"
+    out, repairs, lost = readings[0] if forward else readings[1]
+    text = "".join(out) if forward else "".join(out)[::-1]
+    text = text.encode("utf-16-le", errors="surrogatepass").decode("utf-16-le", errors="replace")
+    warnings = ["damaged UTF-16: byte-order mark mangled into EF BF BD EF BF BD"]
+    if repairs:
+        offsets = list(_repair_offsets(out))
+        if not forward:
+            offsets = [len(text) - 1 - i for i in offsets]
+        breaks = [m.start() for m in re.finditer("\n", text)]
+        lines = sorted({bisect.bisect_left(breaks, i) + 1 for i in offsets})
+        shown = ", ".join(map(str, lines[:20])) + (", ..." if len(lines) > 20 else "")
+        warnings.append(f"damaged UTF-16: bytes missing, re-synchronised at {repairs} places, {lost} characters "
+                        f"lost (marked U+FFFD), on lines {shown}")
+    return text, f"{name} (repaired)", warnings
+
+
+def _resync(data: bytes, line_break: str) -> tuple[list[str], int, int]:
+    """Big-endian UTF-16 with bytes missing -> (pieces, in-step text and repaired characters
+    alternating; repairs; characters lost)."""
+    streams = [data[i:len(data) - (len(data) - i) % 2].decode("utf-16-be", errors="surrogatepass") for i in (0, 1)]
+    out: list[str] = []
+    parity = index = 0
+    repairs = lost = 0
+    while True:
+        stream = streams[parity]
+        m = OUT_OF_STEP.search(stream, index)
+        if m is None:
+            out.append(stream[index:])
+            break
+        out.append(stream[index:m.start()])
+        code = ord(m.group()) >> 8
+        char = chr(code) if code else LOST  # a zero byte lost: the other byte is the character
+        if char == LOST or (code < 32 and char not in "\r\n\t"):
+            char = _guess_lost(out, stream, m.end(), line_break)
+        lost += char == LOST
+        out.append(char)
+        repairs += 1
+        index = m.start() + parity  # the other alignment, one byte further on
+        parity = 1 - parity
+    return out, repairs, lost
+
+
+def _guess_lost(out: list[str], stream: str, after: int, line_break: str) -> str:
+    """A lost character right after CR (before LF) is the line break's other half."""
+    first, second = line_break
+    before = out[-1][-1:] if out and out[-1] else ""
+    nxt = stream[after:after + 1]
+    if before == first and nxt != second:
+        return second
+    if nxt == second and before not in (first, ""):
+        return first
+    return LOST
+
+
+def _repair_offsets(out: list[str]):
+    """Offsets in the joined text of the repaired characters (every second piece of `out`)."""
+    offset = 0
+    for i, piece in enumerate(out):
+        if i % 2:
+            yield offset
+        offset += len(piece)
+
+
+def _utf16_order(data: bytes) -> str | None:
+    """Which positions hold most zero bytes (lost bytes may have flipped them midway); None when
+    too few bytes are zero for UTF-16 text."""
+    sample = data[:65536]
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    half = len(sample) // 2 or 1
+    if (even + odd) / half < 0.3:
+        return None
+    return "utf-16-be" if even > odd else "utf-16-le"
 
 
 def _decode_bomless_utf16(data: bytes, path: object) -> tuple[str, str]:

@@ -1,12 +1,16 @@
 """Editions: the records of every source of one edition merged into one record per rule."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
 from pipeline.clean import compare_form
 from pipeline.records import CleanDoc, Rule
 from pipeline.segment import rule_order
+
+DAMAGE = re.compile(r"(?<=\w)\?(?=\w)|\s\?\s|--|(?<=\w)_\W|<(?:https?://|www\.)")
+FORMAT_ORDER = {"docx": 0, "rtf": 1, "official": 2, "pdf": 3}
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,15 +27,18 @@ class Edition:
 def merge(rules: list[Rule], docs: list[CleanDoc]) -> list[Rule]:
     """One record per (edition, kind, number, occurrence); sources listed; differences flagged."""
     complete = {d.source.source_id for d in docs if d.complete}
+    rank = {d.source.source_id: cleanliness(d) for d in docs}
     groups: dict[tuple, list[Rule]] = {}
-    for r in rules:
-        groups.setdefault((r.edition, r.kind, r.rule_id, r.occurrence), []).append(r)
+    for r in rules:  # a glossary term is the same term in curly or straight quotes
+        term = compare_form(r.rule_id) if r.kind == "glossary" else r.rule_id
+        groups.setdefault((r.edition, r.kind, term, r.occurrence), []).append(r)
     merged = []
     for group in groups.values():
         if len(group) == 1:
             merged.append(group[0])
             continue
-        group.sort(key=lambda r: (r.source not in complete, "partial" in r.flags, "truncated" in r.flags, r.source))
+        group.sort(key=lambda r: (r.source not in complete, "partial" in r.flags, "truncated" in r.flags,
+                                  rank.get(r.source, ()), r.source))
         primary = group[0]
         flags = [f for f in primary.flags]
         variants = []
@@ -49,6 +56,12 @@ def merge(rules: list[Rule], docs: list[CleanDoc]) -> list[Rule]:
         sources = ";".join([primary.source] + others)
         merged.append(replace(primary, source=sources, flags=tuple(flags), variants=tuple(variants)))
     return sorted(merged, key=rule_order)
+
+
+def cleanliness(doc: CleanDoc) -> tuple[int, int]:
+    """Lower is cleaner: characters the file lost or spelled in ASCII ("who?ve", "--", "Oracle_",
+    "<http://...>"), then the format (a PDF's paragraph breaks are guessed from the layout)."""
+    return len(DAMAGE.findall(doc.content)), FORMAT_ORDER.get(doc.source.format, 2)
 
 
 def _agrees(other: Rule, primary: Rule) -> bool:

@@ -8,18 +8,20 @@ from datetime import date
 from pathlib import Path
 
 from pipeline.clean import LINE_BREAK, normalize_newlines
-from pipeline.decode import decode, mojibake, replaced_bytes
+from pipeline.decode import decode_with_repairs, mojibake, replaced_bytes
 from pipeline.errors import SourceError
 from pipeline.fetch_lock import LOCK_NAME, fetched_url
 from pipeline.manifest import MANIFEST_NAME, Entry, read_manifest
 from pipeline.patterns import EFFECTIVE_DATE, FILE_DATE
 from pipeline.records import CleanDoc, SourceDoc
 from pipeline.sources import ADAPTERS
+from pipeline.sources.containers import extract, sniff
 from pipeline.sources.official import FIRST_RULE_ANYWHERE, effective_date, looks_official
 
 IGNORED = {MANIFEST_NAME, "README.md", "overrides.toml", LOCK_NAME}
 
 
+CONTAINER_SUFFIXES = (".pdf", ".docx", ".rtf", ".doc")  # ids keep these: a PDF beside its TXT twin
 MAX_LINE = 1_000_000  # characters: spaCy's max_length; no rules text has a line near this long
 NOT_SOURCES = {"README.md": "documentation", "manifest.toml": "a manifest is only read in --raw",
                "overrides.toml": "overrides are only read in --raw"}
@@ -95,10 +97,11 @@ def source_ids(paths: list[Path]) -> dict[Path, str]:
     ids: dict[Path, str] = {}
     taken: set[str] = set()
     for path in paths:
-        stem = os.fsencode(path.stem).decode("utf-8", "replace")
+        name = path.name if path.suffix.lower() in CONTAINER_SUFFIXES else path.stem  # "2026-01-16.pdf"
+        stem = os.fsencode(name).decode("utf-8", "replace")
         clean = "".join(ch if ch.isprintable() else "\ufffd" for ch in stem) or "_"
         sid = clean
-        if clean != path.stem or clean.casefold() in taken:
+        if clean != name or clean.casefold() in taken:
             suffix = hashlib.sha256(os.fsencode(path.absolute())).hexdigest()[:8]
             sid = f"{clean}-{suffix}"
         taken.add(sid.casefold())
@@ -109,11 +112,14 @@ def source_ids(paths: list[Path]) -> dict[Path, str]:
 def read_source(path: Path, entry: Entry | None, data: bytes | None = None, source_id: str | None = None) -> SourceDoc:
     """Decode and identify one file. Raises SourceError when it cannot be a source."""
     data = path.read_bytes() if data is None else data
-    text, encoding = decode(data, path)
+    container = sniff(data)
+    text, encoding, warnings = (*extract(data, container, path), []) if container else decode_with_repairs(data, path)
     _check_line_lengths(text, path)
-    warnings = [f"mojibake in the decoded text: {', '.join(bad)}" for bad in [mojibake(text)] if bad]
-    warnings += replaced_bytes(data, encoding)
-    common = dict(source_id=source_id or path.stem, path=path, text=text, encoding=encoding,
+    warnings += [f"mojibake in the decoded text: {', '.join(bad)}" for bad in [mojibake(text)] if bad]
+    warnings += replaced_bytes(data, encoding) if not container else []
+    # A PDF or DOCX beside its TXT twin keeps its extension in its id: "2026-01-16.pdf".
+    common = dict(source_id=source_id or (path.name if container else path.stem), path=path, text=text,
+                  encoding=encoding,
                   sha256=hashlib.sha256(data).hexdigest(), n_bytes=len(data))
     if entry is not None:
         return SourceDoc(format=entry.format, kind=entry.kind, edition=entry.edition,
@@ -132,7 +138,7 @@ def read_source(path: Path, entry: Entry | None, data: bytes | None = None, sour
             raise SourceError("no effective date in the text ('These rules are effective as of ...') "
                               "and none in the file name", path=path)
         warnings.append(f"no effective date in the text: using {named} from the file name")
-    return SourceDoc(format="official", kind="official rules", edition=stated or named,
+    return SourceDoc(format=container or "official", kind="official rules", edition=stated or named,
                      url=fetched_url(path), warnings=tuple(warnings), **common)
 
 

@@ -17,7 +17,7 @@ REQUIRED = ("file", "format", "kind", "edition", "language")
 OPTIONAL = ("url", "note")
 DATE = r"\d{4}-\d{2}-\d{2}"
 LANGUAGES = tuple(code.lower() for code in CANDIDATES)  # the languages the copy adapter can tell apart
-EDITION = re.compile(rf"^(?P<start>{DATE})(?:\.\.(?P<end>{DATE}))?$|^unknown$")
+EDITION = re.compile(rf"^(?P<start>{DATE})(?:\.\.(?P<end>{DATE}))?$|^unknown$|^(?P<auto>auto)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +95,7 @@ def _entry(item: dict, raw: Path, path: Path, text: str, line: int) -> Entry:
         fail(f"unknown kind {item['kind']!r}; known: {', '.join(SOURCE_KINDS)}", "kind")
     m = EDITION.match(item["edition"])
     if not m:
-        fail(f"edition {item['edition']!r} is not YYYY-MM-DD, YYYY-MM-DD..YYYY-MM-DD or unknown", "edition")
+        fail(f"edition {item['edition']!r} is not YYYY-MM-DD, YYYY-MM-DD..YYYY-MM-DD, unknown or auto", "edition")
     for side in ("start", "end"):
         if m.group(side) and not _real_date(m.group(side)):
             fail(f"edition {item['edition']!r}: {m.group(side)} is not a real date", "edition")
@@ -103,7 +103,7 @@ def _entry(item: dict, raw: Path, path: Path, text: str, line: int) -> Entry:
         fail(f"edition {item['edition']!r}: the range ends before it starts", "edition")
     if item["language"] not in LANGUAGES:
         fail(f"unknown language {item['language']!r}; known (ISO 639-1): {', '.join(LANGUAGES)}", "language")
-    return Entry(resolved, item["format"], item["kind"], m.group("start"), m.group("end"),
+    return Entry(resolved, item["format"], item["kind"], m.group("start") or m.group("auto"), m.group("end"),
                  item["language"], item.get("url", ""), item.get("note", ""), line)
 
 

@@ -18,6 +18,10 @@ PART_START = re.compile(r"^(?P<num>[1-9])\.\s+(?P<title>[A-Z].*)$")  # "1. The G
 EFFECTIVE_DATE = re.compile(
     r"\b(?:effective|current)\s+as\s+of\s+(?P<date>[A-Z][a-z]+\.?\s+\d{1,2},\s+\d{4})"
 )
+# The title, in any case and across a line break: "Comprehensive Rules", "COMPREHENSIVE\nRULES".
+TITLE = re.compile(r"comprehensive\s+rules", re.I)
+# A date printed beside the title in the pre-2003 editions: "COMPREHENSIVE RULES      04/23/99".
+TITLE_DATE = re.compile(r"comprehensive\s+rules[ \t]+(?P<m>[01]?\d)/(?P<d>[0-3]?\d)/(?P<y>\d{4}|\d\d)\b", re.I)
 # A date in a file name: 2011-06-17, 20110617, 2011_06_17.
 FILE_DATE = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)[-_.]?(?P<m>[01]\d)[-_.]?(?P<d>[0-3]\d)(?!\d)")
 
@@ -34,7 +38,12 @@ FOLD = str.maketrans({
     "\u00a0": " ", "\u2009": " ", "\u202f": " ",
     "…": "...",
 })
-TRADEMARK = re.compile(r"\s?(?:\(TM\)|™|\(R\)|®)")  # "DCI(TM)" ~ "DCI™" ~ "DCI"
+TRADEMARK = re.compile(r"\s?(?:\(TM\)|™|\(R\)|®)|(?<=_)TM\b")  # "DCI(TM)" ~ "DCI™" ~ "DCI", "_Odyssey_TM"
+LOST_TRADEMARK = re.compile(r"(?<=\w)_(?=[\s.,;:)]|$)")  # "Oracle_ card": a ™ the TXT edition lost
+# Dashes as the text editions spell them: "cards -- even", "cards—even", "Artifact — Equipment",
+# "Land - Mountain", "(13 – 3)".
+DASH = re.compile(r"\s+-\s+|\s*(?:--|—|–)\s*")
+ANGLED_URL = re.compile(r"<((?:https?://|www\.)[^<>\s]+)>")  # "<www.wizards.com/locator>" in the TXT editions
 ITALIC_UNDERSCORES = re.compile(r"(?<![\w])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w])")  # "_Eighth Edition_"
 LOST_CHAR = re.compile(r"(?<=\w)\?(?=\w)")  # "who?ve": a curly quote lost in the published file
 LOST_DASH = re.compile(r"(?<=\s)\?(?=\s)")  # "Artifact ? Equipment": a lost dash
@@ -62,7 +71,7 @@ WIKI_FROM = re.compile(r"^From [A-Z][\w ]*$")  # "From Rules": the site tagline 
 IMAGE_NAME = re.compile(r"^[\w .()'-]+\.(?:png|jpe?g|gif|svg|webp)$", re.I)  # "Banner.png"
 WIKI_NOTICE = re.compile(r"current as of Comprehensive Rules (?P<month>[A-Z][a-z]+) (?P<year>\d{4})")
 EDITOR_SUMMARY = re.compile(r"^\s*\d+\.\s+.+\s-{2,3}\s+updated by\s+.+$")  # "1. Artifacts --- updated by X"
-EXAMPLE_START = re.compile(r"^Examples?[.:]")  # "Example: An ability ..." / wiki "Example. An ..."
+EXAMPLE_START = re.compile(r"^(?:Examples?|EXAMPLES?)[.:]")  # "Example: An ability ..." / wiki "Example. An ..."
 SHORT_TITLE = re.compile(r"^[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|of|the|and|a|an|in|to))*$")  # "Opal Acrolith"
 
 # Markdown export

@@ -311,7 +311,15 @@ def _lines(doc: CleanDoc) -> list[dict]:
         if d.reason not in ("line breaks", "indentation and trailing spaces") and d.line:
             reasons.setdefault(d.line, set()).add(d.reason)
     lines = LINE_BREAK.split(doc.source.text)
-    return [{"no": i, "text": line, "why": ", ".join(sorted(reasons.get(i, ())))} for i, line in enumerate(lines, 1)]
+    out = [{"no": i, "text": line, "why": ", ".join(sorted(reasons.get(i, ()))), "label": ""}
+           for i, line in enumerate(lines, 1)]
+    if doc.source.format == "pdf":  # a PDF's lines are also shown as page:line (a form feed ends each page)
+        page, first = 1, 1
+        for row in out:
+            row["label"] = f"{page}:{row['no'] - first + 1}"
+            if row["text"] == "\f":
+                page, first = page + 1, row["no"] + 1
+    return out
 
 
 def _terminology(terms: pd.DataFrame) -> dict:

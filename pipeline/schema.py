@@ -111,13 +111,15 @@ TABLES = (
         ("conflicts", "integer", "Records whose sources disagree."),
     ), ("edition",)),
     Table("sources", "One row per source file, with the character accounting.", _cols(
-        ("source_id", "string", "File name without extension."),
+        ("source_id", "string", "File name without extension (with it for a PDF, DOCX or RTF: 2026-01-16.pdf)."),
         ("path", "string", "The file, under the name of the folder it was found in (raw/..., cr-archive/...)."),
-        ("format", "string", "official, rulings-text, rulings-html, copy, wiki-text, wiki-html or markdown."),
+        ("format", "string", "official (a TXT edition), pdf, docx or rtf (an edition in that format; all four "
+                             "recognised by content), rulings-text, rulings-html, copy, wiki-text, wiki-html or markdown."),
         ("kind", "string", "official rules, rulings page, commentary or copy."),
         ("edition", "date", "Edition it reflects."),
         ("edition_end", "date", "End of its date range, if only a range is known."),
-        ("encoding", "string", "Encoding it was decoded with."),
+        ("encoding", "string", "Encoding it was decoded with; for a PDF, DOCX or RTF the reader and code page "
+                               "(pdf (pypdfium2), rtf (mac_roman)); '(repaired)' after damaged UTF-16 was re-synchronised."),
         ("sha256", "string", "SHA-256 of the file's bytes."),
         ("bytes", "integer", "File size."),
         ("chars_total", "integer", "Characters after decoding."),

@@ -17,6 +17,7 @@ from pipeline import datapackage, export, lineage, publish
 from pipeline.cache import Cache, code_hash
 from pipeline.edition import Edition, editions, merge
 from pipeline.fetch_lock import LOCK_NAME
+from pipeline.identify import resolve_auto
 from pipeline.overrides import read_overrides
 from pipeline.ingest import Ingested, discover, ingest
 from pipeline.schema import TABLES
@@ -95,6 +96,8 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     rules = []
     for doc in _bar(quiet, "segment")(docs):
         rules += segment(doc, cache)
+    rules, docs = resolve_auto(rules, docs)  # manifest entries with edition = "auto"
+    result.ingested.docs = docs
     cache.save()
     result.warnings += cache.warnings
     result.rules = merge(rules, docs)

@@ -7,17 +7,28 @@ from pipeline.clean import Ledger, compare_form, fold_typography, normalize_newl
 @pytest.mark.parametrize("text, expected", [
     ("“Equip”", '"Equip"'),
     ("can’t", "can't"),
-    ("Artifact — Equipment", "Artifact - Equipment"),
-    ("Artifact – Equipment", "Artifact - Equipment"),
+    # editions space their dashes differently and the TXT ones spell them "--" or " - "
+    ("Artifact — Equipment", "Artifact-Equipment"),
+    ("Artifact – Equipment", "Artifact-Equipment"),
+    ("Artifact -- Equipment", "Artifact-Equipment"),
+    ("Artifact - Equipment", "Artifact-Equipment"),
+    ("cards—even a card", "cards-even a card"),
+    ("(13 – 3)", "(13-3)"),
+    ("at <http://gatherer.wizards.com>.", "at http://gatherer.wizards.com."),
+    ("the _Odyssey_TM block", "the Odyssey block"),
+    ("the Oracle_ card reference", "the Oracle card reference"),
     ("DCI™ Floor Rules", "DCI Floor Rules"),
     ("DCI(TM) Floor Rules", "DCI Floor Rules"),
     ("the _Eighth Edition_ core set", "the Eighth Edition core set"),
     ("who?ve", "who've"),
-    ("Artifact ? Equipment", "Artifact - Equipment"),
+    ("Artifact ? Equipment", "Artifact-Equipment"),
     # near misses: must not change
     ("snake_case_name", "snake_case_name"),
     ("Is it? Yes.", "Is it? Yes."),
     ("1/1", "1/1"),
+    ("non-token", "non-token"),
+    ("a <b> tag", "a <b> tag"),
+    ("_Magic_", "Magic"),
 ])
 def test_fold_typography(text, expected):
     assert fold_typography(text) == expected

@@ -1,8 +1,11 @@
 """One adapter per source format: SourceDoc -> CleanDoc."""
-from pipeline.sources import copy, markdown, official, rulings, wiki
+from pipeline.sources import copy, markdown, official, pdf, rulings, wiki
 
 ADAPTERS = {
     "official": official.clean,
+    "pdf": lambda doc: official.clean(doc, furniture=pdf.furniture),
+    "docx": official.clean,
+    "rtf": official.clean,
     "rulings-text": rulings.clean_text,
     "rulings-html": rulings.clean_html,
     "copy": copy.clean,

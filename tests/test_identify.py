@@ -1,0 +1,86 @@
+"""Dating undated fragments: the window of editions in which every rule they hold had that text."""
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline import stages
+from pipeline.cli import main
+from pipeline.identify import edition_texts, identify_files, window
+from pipeline.records import Rule
+from conftest import ARCHIVE, RAW, SEEDS, needs_archive
+
+
+def rule(rule_id, text, edition="", flags=()):
+    return Rule(edition, "x", rule_id, "subrule", "", "", text, text, flags=flags)
+
+
+TEXTS = edition_texts([rule("1.1a", "Old words.", "2001"), rule("1.1b", "Same.", "2001"),
+                       rule("1.1a", "Old words.", "2002"), rule("1.1b", "Same.", "2002"),
+                       rule("1.1a", "New words.", "2003"), rule("1.1b", "Same.", "2003"),
+                       rule("1.1a", "Old words.", "2004")], {"2001", "2002", "2003", "2004"})
+
+
+@pytest.mark.parametrize("fragment, expected", [
+    ([rule("1.1a", "Old words."), rule("1.1b", "Same.")], ("2001", "2002")),  # 2004 lost 1.1b
+    ([rule("1.1a", "Old words.")], ("2001", "2002", "2004")),  # reverted words match again
+    ([rule("1.1b", "Same.")], ("2001", "2002", "2003")),
+    ([rule("1.1a", "words.", flags=("partial",))], ("2001", "2002", "2003", "2004")),
+    # near misses: one word off, or a number the editions never had
+    ([rule("1.1a", "Old word.")], ()),
+    ([rule("1.1c", "Same.")], ()),
+])
+def test_window(fragment, expected):
+    found = window(fragment, TEXTS)
+    assert found.editions == expected
+    assert bool(found.misses) == (not expected)
+
+
+@pytest.fixture(scope="module")
+def processed(archive_run):
+    return archive_run[1]
+
+
+@needs_archive
+@pytest.mark.parametrize("seeds, expected", [
+    (["004"], ("2025-06-06",)),
+    # with the whole archive this is 2006-07-15 ... 2007-02-01; of the twelve shared editions only
+    # 2006-07-15 has these words, since 2007-10-01 changed them
+    (["001", "003"], ("2006-07-15",)),
+])
+def test_identify_the_seeds(processed, seeds, expected):
+    found = identify_files([RAW / f"{SEEDS[s]}.txt" for s in seeds], processed)
+    assert found.editions == expected
+
+
+@needs_archive
+def test_identify_cli(processed):
+    result = CliRunner().invoke(main, ["identify", "--processed", str(processed),
+                                       str(RAW / f"{SEEDS['001']}.txt"), str(RAW / f"{SEEDS['003']}.txt")])
+    assert result.exit_code == 0, result.output
+    assert "54 rules; matches 2006-07-15" in result.output
+
+
+def test_identify_cli_without_a_run(tmp_path):
+    result = CliRunner().invoke(main, ["identify", "--processed", str(tmp_path), str(RAW / f"{SEEDS['004']}.txt")])
+    assert result.exit_code == 1 and "rules.jsonl is missing" in result.output
+
+
+@needs_archive
+def test_manifest_edition_auto(tmp_path):
+    raw, corpus = tmp_path / "raw", tmp_path / "corpus"
+    raw.mkdir()
+    corpus.mkdir()
+    for key in ("001", "003"):
+        shutil.copy(RAW / f"{SEEDS[key]}.txt", raw)
+    (raw / "manifest.toml").write_text("".join(
+        f'[[source]]\nfile = "{SEEDS[k]}.txt"\nformat = "copy"\nkind = "copy"\nedition = "auto"\nlanguage = "en"\n\n'
+        for k in ("001", "003")), encoding="utf-8")
+    for name in ("2005-10-01.txt", "2006-07-15.txt", "2007-10-01.txt"):
+        shutil.copy(ARCHIVE / name, corpus)
+    result = stages.run_segment(raw, [corpus], tmp_path / "processed", quiet=True)
+    dated = {d.source.source_id: (d.edition, d.warnings) for d in result.ingested.docs}
+    for key in ("001", "003"):
+        edition, warnings = dated[SEEDS[key]]
+        assert edition == "2006-07-15" and any("edition auto: its" in w for w in warnings)
+    assert {r.edition for r in result.rules if SEEDS["001"] in r.source} == {"2006-07-15"}
