@@ -151,10 +151,12 @@ def _align_body(old, new, o, n, force, forbid) -> tuple[list[Match], list[Match]
     same_text = {m.old for m in exact if old[m.old].compare == new[m.new].compare}
     home = _home(old, new, found)
     traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form, home)
-    if traced.better:  # a look-alike won on stock wording (120.1c -> 810.8d): the piece with its text wins
-        taken = {j for j, _ in traced.better.values()}
-        found = [m for m in found if m.old not in traced.better and m.new not in taken]
-        found += [Match(i, j, share, "traced", True) for i, (j, share) in sorted(traced.better.items())]
+    fuzzy = {m.old for m in found if m.method == "fuzzy"}  # forced and word-for-word matches stand
+    better = {i: v for i, v in (traced.better or {}).items() if i in fuzzy}
+    if better:  # a look-alike won on stock wording (120.1c -> 810.8d): the piece with its text wins
+        taken = {j for j, _ in better.values()}
+        found = [m for m in found if m.old not in better and m.new not in taken]
+        found += [Match(i, j, share, "traced", True) for i, (j, share) in sorted(better.items())]
         traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form, home)
     allowed = lambda i, j: (old[i].rule_id, new[j].rule_id) not in forbid  # noqa: E731
     found += [Match(i, j, share, "traced", True) for i, j, share in traced.continued if allowed(i, j)]
