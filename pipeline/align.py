@@ -435,7 +435,31 @@ def _align_glossary(old, new, o, n) -> list[Match]:
             found += [replace(m, method="renamed") for m in _assign(rest, free, np.where(eligible, total, 0.0), eligible)]
         if strong == GLOSSARY_RENAMED:  # "Damage Assignment Order" -> "Damage Assignment Order (Obsolete)"
             found = _same_key(old, new, o, n, found, term_key, "renamed")
-    return found
+            found = _same_key(old, new, o, n, found, _loose_key, "renamed")  # "State Triggers" -> "State Trigger"
+    return found + _name_extended(old, new, o, n, found)
+
+
+def _loose_key(name: str) -> str:
+    """Quotes, punctuation and plural endings aside: '"As Though"' is As Though, Turn Markers is Turn Marker."""
+    return " ".join(w.rstrip("s") for w in re.findall(r"[a-z0-9]+", term_key(name)))
+
+
+def _name_extended(old, new, o, n, found) -> list[Match]:
+    """A term whose name grew or shrank by whole words ("Unblocked" -> "Unblocked Creature",
+    "Respond, Response" -> "Respond"), when that pairing is the only one either side allows."""
+    rest, free = _unmatched(o, n, found)
+    words_o = {i: _loose_key(old[i].rule_id).split() for i in rest}
+    words_n = {j: _loose_key(new[j].rule_id).split() for j in free}
+    pairs = [(i, j) for i in rest for j in free if words_o[i] and words_n[j]
+             and min(len(words_o[i]), len(words_n[j])) * 2 >= 2 and _prefix(words_o[i], words_n[j])]
+    count_o, count_n = Counter(i for i, _ in pairs), Counter(j for _, j in pairs)
+    return [Match(i, j, round(fuzz.ratio(old[i].compare, new[j].compare), 1), "renamed", True)
+            for i, j in pairs if count_o[i] == 1 and count_n[j] == 1]
+
+
+def _prefix(a: list[str], b: list[str]) -> bool:
+    short, long = sorted((a, b), key=len)
+    return len(short) < len(long) and long[:len(short)] == short
 
 
 def _unmatched(o, n, found) -> tuple[list[int], list[int]]:
