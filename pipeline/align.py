@@ -19,12 +19,13 @@ from functools import lru_cache
 
 import numpy as np
 from rapidfuzz import fuzz, process
+from scipy import sparse
 from scipy.optimize import linear_sum_assignment
 
 from pipeline.clean import compare_form
 from pipeline.patterns import NUMBER_IN_TEXT, TERMINOLOGY
 from pipeline.records import Match, Rule
-from pipeline.trace import sentences, trace
+from pipeline.trace import content_words, sentences, trace
 
 HEADINGS = ("part", "chapter", "section")
 ONE_TO_ONE = ("same", "moved", "fuzzy", "override", "traced", "renamed")
@@ -147,7 +148,6 @@ def _align_body(old, new, o, n, force, forbid) -> tuple[list[Match], list[Match]
     if rest_o and rest_n:
         found += _fuzzy(old, new, rest_o, rest_n, found, forbid, _identity(old, new, o, n))
     found += _pieces(old, new, o, n, found, forbid)
-    found += _rewritten(old, new, o, n, found, forbid)
     same_text = {m.old for m in exact if old[m.old].compare == new[m.new].compare}
     home = _home(old, new, found)
     traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form, home)
@@ -162,6 +162,8 @@ def _align_body(old, new, o, n, force, forbid) -> tuple[list[Match], list[Match]
     found += [Match(i, j, share, "traced", True) for i, j, share in traced.continued if allowed(i, j)]
     extra = [Match(i, j, share, "split", share < 60) for i, j, share in traced.splits if allowed(i, j)]
     extra += [Match(i, j, share, "merge", share < 60) for i, j, share in traced.merges if allowed(i, j)]
+    involved = {m.old for m in extra} | {m.new for m in extra}
+    found += [m for m in _rewritten(old, new, o, n, found, forbid) if m.old not in involved and m.new not in involved]
     return found, extra
 
 
@@ -172,6 +174,21 @@ def _home(old, new, found):
         went[old[m.old].rule_id[:3]][new[m.new].rule_id[:3]] += 1
     target = {chapter: counts.most_common(1)[0][0] for chapter, counts in went.items()}
     return lambda i, j: target.get(old[i].rule_id[:3]) == new[j].rule_id[:3]
+
+
+def word_similarity(a: list[str], b: list[str]) -> np.ndarray:
+    """0-100 cosine similarity of the texts' content words, each weighted by its rarity in them."""
+    vocab: dict[str, int] = {}
+    rows = [[vocab.setdefault(w, len(vocab)) for w in content_words(t)] for t in a + b]
+    df = np.bincount([k for r in rows for k in r], minlength=len(vocab)).astype(np.float32)
+    idf = np.log((len(rows) + 1) / (df + 0.5)).astype(np.float32)
+    data = np.concatenate([idf[r] for r in rows]) if vocab else np.zeros(0, np.float32)
+    indptr = np.cumsum([0] + [len(r) for r in rows])
+    matrix = sparse.csr_matrix((data, np.concatenate(rows or [[]]).astype(np.int64), indptr),
+                               shape=(len(rows), max(len(vocab), 1)))
+    norms = np.sqrt(matrix.multiply(matrix).sum(axis=1)).A.ravel()
+    matrix = sparse.diags(1 / np.where(norms > 0, norms, 1)) @ matrix
+    return (100 * (matrix[:len(a)] @ matrix[len(a):].T).toarray()).astype(np.float32)
 
 
 def _identity(old, new, o, n):
@@ -189,7 +206,12 @@ def _identity(old, new, o, n):
 def _fuzzy(old, new, o, n, anchors, forbid, form) -> list[Match]:
     a = [form("old", i, old[i]) for i in o]
     b = [form("new", j, new[j]) for j in n]
-    ratio = process.cdist(a, b, scorer=fuzz.ratio, dtype=np.float32, workers=-1, score_cutoff=MIN_RATIO)
+    # Characters in order (rapidfuzz) say whether a pair is acceptable; averaged with the words that
+    # name things (rare words weigh most) they rank the candidates: the legend rule reworded is the
+    # legend rule, not the planeswalker rule that sat at its number.
+    chars = process.cdist(a, b, scorer=fuzz.ratio, dtype=np.float32, workers=-1)
+    ranked = (chars + word_similarity(a, b)) / 2
+    ratio = np.maximum(chars, ranked)
     same_id = np.array([[old[i].rule_id == new[j].rule_id for j in n] for i in o], dtype=np.float32) \
         if len(o) * len(n) <= 4_000_000 else np.zeros_like(ratio)
     banned = _banned(old, new, o, n, forbid)
@@ -198,9 +220,8 @@ def _fuzzy(old, new, o, n, anchors, forbid, form) -> list[Match]:
         known = anchors + [m for m in fuzzy if m.score >= 85]
         bonus = BONUS_SAME_ID * same_id + _parent_bonus(old, new, o, n, known) \
             + _neighbour_bonus(old, new, o, n, known)
-        total = np.minimum(ratio + bonus, 100.0)
-        eligible = (ratio >= MIN_RATIO) & (total >= ACCEPT) & ~banned
-        fuzzy = _assign(o, n, np.where(eligible, total, 0.0), eligible)
+        eligible = (ratio >= MIN_RATIO) & (ratio + bonus >= ACCEPT) & ~banned
+        fuzzy = _assign(o, n, np.where(eligible, np.minimum(ranked + bonus, 100.0), 0.0), eligible)
     return fuzzy
 
 
@@ -239,7 +260,7 @@ def _rewritten(old, new, o, n, found, forbid) -> list[Match]:
     still somewhat alike (903.5c of 2013 states the color identity rule the other way round)."""
     went = {m.old: m.new for m in found}
     taken = set(went.values())
-    new_by_id = {new[j].rule_id: j for j in n if j not in taken}
+    new_by_id = {new[j].rule_id: j for j in n if j not in taken and not _is_piece(new[j])}
     out = []
     for i in o:
         j = new_by_id.get(old[i].rule_id)

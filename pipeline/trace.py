@@ -143,14 +143,14 @@ def flows(old_units: list[Unit], new_units: list[Unit]) -> dict[tuple[int, int],
             best = max(best, (likeness(old_units[k], b), -k))
         if best[0] > 0:
             best_of_new[m] = (-best[1], best[0])
-    best_of_old: dict[int, float] = {}
-    for m, (k, score) in best_of_new.items():
-        if not _piece_of(new_units[m], old_units[k], score):
-            best_of_old[k] = max(best_of_old.get(k, 0.0), score)
+    best_of_old: dict[int, tuple[float, int]] = {}  # old sentence -> (score, new sentence) it went to whole
+    for m, (k, score) in sorted(best_of_new.items()):
+        if not _piece_of(new_units[m], old_units[k], score) and score > best_of_old.get(k, (0.0, -1))[0]:
+            best_of_old[k] = (score, m)
     out: dict[tuple[int, int], float] = defaultdict(float)
     for m, (k, score) in sorted(best_of_new.items()):
         a, b = old_units[k], new_units[m]
-        if _piece_of(b, a, score) or score >= best_of_old[k]:
+        if _piece_of(b, a, score) or best_of_old[k][1] == m:  # a whole sentence goes to one place only
             out[(a.rule, b.rule)] += min(a.weight, b.weight)
     return dict(out)
 
@@ -161,7 +161,7 @@ def _piece_of(b: Unit, a: Unit, score: float) -> bool:
 
 
 MIN_FLOW = 3.0  # about three words of a rule's own text: less is not evidence of anything ...
-WHOLE = 0.8  # ... unless it is (nearly) all of a short new rule
+WHOLE = 0.8  # ... unless it is (nearly) all of a short new rule (and not boilerplate: half of that at least)
 LOOK_ALIKE = 0.1  # a split piece holding this much more of a rule's text than its match is its successor
 SHARE = 0.3  # part of a rule's own text that must have gone (or come) for a split or merge to count
 
@@ -193,7 +193,8 @@ def trace(old: list[Rule], new: list[Rule], o: list[int], n: list[int], primary:
         pool_new += un[j] if i is None else ([] if i in exact else unexplained(un[j], uo[i]))
     own_old = {i: sum(u.weight for u in uo[i]) or 1.0 for i in o}
     own_new = {j: sum(u.weight for u in un[j]) or 1.0 for j in n}
-    flow = {k: f for k, f in flows(pool_old, pool_new).items() if f >= MIN_FLOW or f >= WHOLE * own_new[k[1]]}
+    flow = {k: f for k, f in flows(pool_old, pool_new).items()
+            if f >= MIN_FLOW or (f >= WHOLE * own_new[k[1]] and f >= MIN_FLOW / 2)}
     traced = _decide(flow, dict(primary), own_old, own_new, home)
     lost = defaultdict(float)
     for u in pool_old:
