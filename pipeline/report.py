@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -17,7 +18,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from pipeline.clean import LINE_BREAK
 from pipeline.diff import word_ops
-from pipeline import publish
+from pipeline import publish, reader
 from pipeline.errors import PipelineError
 from pipeline.records import CleanDoc
 from pipeline.segment import natural_key
@@ -28,6 +29,8 @@ CLASSES = ("unchanged", "cosmetic", "reference", "modified", "renamed", "added",
            "first_seen", "not_covered")
 HIDDEN_BY_DEFAULT = ("unchanged", "cosmetic", "reference", "not_covered")
 STATIC = ("style.css", "app.js")
+DATASETS = ("rules", "changes", "lineages", "editions", "glossary", "references", "citations", "terminology",
+            "renumberings", "sources", "discards")
 TOP_TERMS = 8
 
 
@@ -85,7 +88,8 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     editions = _editions(data["editions"])
     steps = _steps(data["changes"], data["renumberings"])
     page("index.html", "index.html", editions=editions, steps=steps, classes=CLASSES,
-         timeline=_timeline(editions, steps), sources=len(data["sources"]))
+         timeline=_timeline(editions, steps), sources=len(data["sources"]),
+         datasets=_datasets(processed, reports))
     texts, by_step = _texts(rules), _changes_by_step(data["changes"])
     for step in steps:
         page(pair_file(step["from"], step["to"]), "pair.html", step=step, classes=CLASSES, hidden=HIDDEN_BY_DEFAULT,
@@ -98,6 +102,7 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     for lineage in (progress or iter)(lineages):  # one at a time: bounded memory
         page(lineage_file(lineage["id"]), "lineage.html", lineage=lineage)
         index.append(_index_entry(lineage))
+    _reader_pages(page, rules, editions, reports)
     del rules
     sources = _sources(data["sources"], data["discards"])
     texts = {d.source.source_id: d for d in docs or ()}
@@ -114,9 +119,32 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     return written + [reports / "search-index.js"] + [reports / n for n in STATIC]
 
 
+def _reader_pages(page, rules: list[dict], editions: list[dict], reports: Path) -> None:
+    """An edition page per edition, and a stable address per rule number of the current edition."""
+    grouped = reader.by_edition(r for r in rules if r["kind"] != "fragment")
+    shown = [e for e in editions if e["edition"] in grouped]
+    for i, e in enumerate(shown):
+        page(f"editions/{e['edition']}.html", "edition.html", prev=shown[i - 1]["edition"] if i else "",
+             next=shown[i + 1]["edition"] if i + 1 < len(shown) else "",
+             **reader.edition_page(e, grouped[e["edition"]], lineage_file))
+    for rule in reader.current_rules(grouped, editions):
+        page(f"rules/{rule['number']}.html", "rule.html", rule=rule)
+    complete = [e["edition"] for e in editions if e["status"] == "complete"]
+    write_if_changed(reports / "editions.js", "window.CR_EDITIONS = " + json.dumps(complete) + ";\n")
+
+
+def _datasets(processed: Path, reports: Path) -> list[dict]:
+    """Links to the published tables, relative to the published reports (both may be staging
+    folders while a run writes them: the links are to where they will be)."""
+    final = lambda p: p.parent if p.name == publish.STAGING else p  # noqa: E731
+    base = Path(os.path.relpath(final(processed).resolve(), final(reports).resolve())).as_posix()
+    names = ["datapackage.json", "README.md"] + [f"{n}.csv" for n in DATASETS] + [f"{n}.jsonl" for n in DATASETS]
+    return [{"name": n, "href": f"{base}/{n}"} for n in names if (processed / n).exists()]
+
+
 def _remove_stale(reports: Path, written: set[Path]) -> None:
     """Pages an earlier run wrote that this one did not (a lineage that no longer exists)."""
-    for sub in ("pairs", "lineage", "sources"):
+    for sub in ("pairs", "lineage", "sources", "editions", "rules"):
         for path in (reports / sub).glob("*.html") if (reports / sub).is_dir() else ():
             if path not in written:
                 path.unlink()

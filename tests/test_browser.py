@@ -268,3 +268,72 @@ def test_redline_segments_rebuild_both_texts(old, new):
     assert "".join(t for tag, t in left) == old
     assert "".join(t for tag, t in right) == new
     assert "".join(t for tag, t in inline if tag != "ins") == old
+
+
+# --- the rules reader (issue 14): edition pages, stable rule addresses ---------------------------
+
+def _edition_links(page) -> dict:
+    """For each anchored element of an edition page: the targets of the links in its text."""
+    return page.evaluate("""() => { const out = {};
+        document.querySelectorAll('.rules [id]').forEach(el => {
+            out[el.id] = Array.from(el.querySelectorAll('a[href^="#"]')).map(a => a.getAttribute('href').slice(1)); });
+        return out; }""")
+
+
+@needs_archive
+def test_archive_edition_page_anchors_every_rule_and_links_its_references(page, archive_reports, shots):
+    reports, processed = archive_reports
+    rules = pd.read_csv(processed / "rules.csv", keep_default_na=False, dtype=str)
+    now = rules[(rules.edition == "2026-01-16") & rules.kind.isin(["part", "chapter", "section", "rule", "subrule"])]
+    page.goto((reports / "editions/2026-01-16.html").as_uri())
+    links = _edition_links(page)
+    assert set(now.rule_id) <= set(links), sorted(set(now.rule_id) - set(links))[:10]
+    terms = rules[(rules.edition == "2026-01-16") & (rules.kind == "glossary")].rule_id
+    assert {t.replace(" ", "_") for t in terms} <= set(links)
+    # the segmenter's references (references.csv), each looked for as a link in its rule's text
+    refs = pd.read_csv(processed / "references.csv", keep_default_na=False, dtype=str)
+    refs = refs[(refs.edition == "2026-01-16") & (refs.target_exists == "True") & (refs.kind != "glossary")]
+    linked = sum(t in links.get(r, []) or any(x.startswith(t) for x in links.get(r, []))
+                 for r, t in zip(refs.rule_id, refs.target))
+    assert len(refs) > 1000 and linked / len(refs) >= 0.9, (linked, len(refs))
+    # the table of contents and a reference both go to their target
+    page.click(".toc a[href='#702']")
+    assert page.evaluate("location.hash") == "#702"
+    page.locator("[id='702.19c'] a[href='#702.19b']").click()
+    assert page.evaluate("location.hash") == "#702.19b" and page.locator("[id='702.19b']").is_visible()
+    page.screenshot(path=str(shots / "archive-edition-2026.png"))
+    page.locator("[id='205.1a'] a.n").click()  # the number leads to the rule's history
+    assert "212.1b" in page.locator("h1").inner_text()
+    assert page.errors == []
+
+
+@needs_archive
+def test_archive_stable_rule_address_now_and_as_of_a_date(page, archive_reports):
+    reports, _ = archive_reports
+    base = (reports / "rules/205.1a.html").as_uri()
+    page.goto(base)
+    page.wait_for_url("**/editions/2026-01-16.html#205.1a")
+    page.goto(base + "?as-of=2011-06-17")
+    page.wait_for_url("**/editions/2011-06-17.html#204.1a")
+    page.goto(base + "?as-of=2010-01-01")  # not an edition: the one in force on that day
+    page.wait_for_url("**/editions/2009-07-11.html#204.1a")
+    page.goto(base + "?as-of=2005-01-01")
+    page.wait_for_url("**/editions/2003-10-01.html#212.1b")
+    page.goto(base + "?as-of=1999-01-01")
+    assert "No edition here was in force on 1999-01-01" in page.inner_text("#as-of-status")
+    assert page.errors == []
+
+
+def test_seed_index_links_editions_and_datasets(page, seed_reports):
+    reports, processed = seed_reports
+    page.goto((reports / "index.html").as_uri())
+    dated = page.locator("a[href^='editions/']").all_inner_texts()
+    editions = pd.read_csv(processed / "editions.csv", dtype=str).edition.tolist()
+    assert dated == editions
+    downloads = page.locator(".datasets a").evaluate_all("els => els.map(a => a.href)")
+    assert any(d.endswith("/rules.csv") for d in downloads) and any(d.endswith("datapackage.json") for d in downloads)
+    for href in downloads:
+        assert Path(href.removeprefix("file://")).exists(), href
+    page.click("a[href='editions/2025-06-06.html']")
+    assert page.locator("[id='205.1a']").count() == 1
+    assert page.errors == []

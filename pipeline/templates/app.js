@@ -43,6 +43,27 @@
     if (q.value) { run(); }
   }
 
+  // --- rules/<number>.html: the stable address goes to the rule now, or as of a date -------
+  var target = document.getElementById("rule-target");
+  if (target && window.CR_EDITIONS) {
+    var asOf = /[?&]as-of=(\d{4}-\d{2}-\d{2})/.exec(location.search);
+    if (!asOf) {
+      location.replace(target.dataset.current);
+    } else {
+      var date = asOf[1], inForce = "";
+      window.CR_EDITIONS.forEach(function (e) { if (e <= date) { inForce = e; } });
+      var span = JSON.parse(target.dataset.spans).filter(function (s) { return s[0] <= inForce && inForce <= s[1]; })[0];
+      var why = document.getElementById("as-of-status");
+      if (!inForce) {
+        text(why, "No edition here was in force on " + date + ": the first is " + window.CR_EDITIONS[0] + ".");
+      } else if (!span) {
+        text(why, "This rule was not in the edition in force on " + date + " (" + inForce + ").");
+      } else {
+        location.replace(target.dataset.editions + "editions/" + inForce + ".html#" + span[2]);
+      }
+    }
+  }
+
   // --- pair pages: filters and view ------------------------------------------------------
   var filters = document.getElementById("filters");
   if (filters) {
