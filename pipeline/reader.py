@@ -33,6 +33,11 @@ def anchor(rule_id: str, kind: str) -> str:
     return re.sub(r"\s+", "_", rule_id.strip()) if kind == "glossary" else rule_id
 
 
+def change_anchor(old: str, new: str) -> str:
+    """The id of a change on a pair page: c-212.1b-204.1a (c--204.1a added, c-212.1b- removed)."""
+    return re.sub(r"\s+", "_", f"c-{old}-{new}")
+
+
 def plain(text: str) -> Markup:
     """Escaped text with `_italics_` shown as italics."""
     out, last = [], 0
