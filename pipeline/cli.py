@@ -159,24 +159,41 @@ def fetch_(into: Path, rules_page: str, cdx: str, wayback: str, since, formats: 
 def history(rule: str, edition: str | None, as_json: bool, processed: Path):
     from pipeline.history import history as rule_history
     lineages = rule_history(processed, rule, edition)
+    for note in lineages[0]["query"]["notes"] if lineages else ():
+        click.echo(f"note: {note}", err=True)
     if as_json:
-        click.echo(json.dumps(lineages, ensure_ascii=False, indent=2))
+        click.echo(json.dumps(lineages, ensure_ascii=False, indent=2, default=_plain))
         return
-    for lineage in lineages:
-        click.echo(f"lineage {lineage['lineage_id']}")
+    if len(lineages) > 1:
+        query = lineages[0]["query"]
+        where = f" in {query['edition']}" if query["edition"] else " (in any edition; --edition DATE picks one)"
+        click.echo(f"{len(lineages)} lineages carried {query['rule']}{where}: each is shown below")
+    for n, lineage in enumerate(lineages, 1):
+        click.echo((f"[{n}/{len(lineages)}] " if len(lineages) > 1 else "") + f"lineage {lineage['lineage_id']}")
         for v in lineage["versions"]:
             moved = " (renumbered)" if v["renumbered"] else ""
             note = f" ({v['note']})" if v["note"] else ""
-            click.echo(f"  {v['edition']}  {v['rule_id']:<10} {v['change']}{moved}{note}   "
+            title = f" “{v['title']}”" if v["title"] else ""
+            click.echo(f"  {v['edition']}  {v['rule_id']:<10}{title} {v['change']}{moved}{note}   "
                        f"[{v['source']} lines {v['lines']}]")
-            if v["change"] not in ("first", "unchanged") and v["redline"]:
+            if v["change"] == "first" and v["text"]:
+                click.echo(textwrap.indent(textwrap.fill(v["text"], 100), "      "))
+            elif v["change"] not in ("first", "unchanged") and v["redline"]:
                 click.echo(textwrap.indent(textwrap.fill(v["redline"], 100), "      "))
         for end in lineage["ends"]:
             click.echo(f"  {end['edition']}  {end['change']}" + (f" into {end['into']}" if end["into"] else ""))
         for x in lineage["relations"]:
             click.echo(f"  {x['edition']}  {x['how']} {x['rule_id']}")
-        if lineage["versions"] and lineage["versions"][0]["commentary"]:
-            click.echo(f"  commentary: {', '.join(lineage['versions'][0]['commentary'])}")
+        for c in lineage["commentary"]:
+            click.echo(f"  commentary {c['rule_id']} ({c['edition']}, citing {c['cited']}):")
+            click.echo(textwrap.indent(textwrap.fill(c["text"], 100), "      "))
+
+
+def _plain(value):
+    """numpy scalars (a pandas bool, an int64) as the plain values JSON knows."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 @main.command(help="Tell which editions an undated fragment's text matches: those in which every "
@@ -210,31 +227,34 @@ def identify(files: tuple[Path, ...], fmt: str | None, processed: Path):
 @friendly_errors
 def compare(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: Path, processed: Path):
     from pipeline import compare as cmp
-    from pipeline.diff import redline
     from pipeline.segment import natural_key
     old, new = cmp.rules_of(a, processed), cmp.rules_of(b, processed)
-    changes = sorted(cmp.compare(old, new), key=lambda c: natural_key(c.old_rule_id or c.new_rule_id))
+    for spec, rules in ((a, old), (b, new)):
+        if rules and not Path(spec).is_file() and rules[0].edition != spec:
+            click.echo(f"note: {spec} is not an edition: {rules[0].edition} is the edition in force on that date",
+                       err=True)
+    from_files = Path(a).is_file() or Path(b).is_file()
+    recorded = None if from_files else cmp.stored(processed, old, new)  # a step of the run: its own changes
+    changes = sorted(recorded if recorded is not None else cmp.compare(old, new),
+                     key=lambda c: natural_key(c.old_rule_id or c.new_rule_id))
     if html:
         name = f"{Path(a).stem}_{Path(b).stem}"
         path = report.render_comparison(changes, old, new, reports, name)
         click.echo(f"wrote {path}", err=True)
+    olds, news = {r.rule_id: r for r in old}, {r.rule_id: r for r in new}
     if as_json:
-        click.echo(json.dumps([{k: getattr(c, k) for k in ("old_rule_id", "new_rule_id", "kind", "change",
-                                                           "renumbered", "similarity", "review", "ops")}
-                               for c in changes], ensure_ascii=False, indent=1))
+        click.echo(json.dumps([cmp.described(c, olds.get(c.old_rule_id), news.get(c.new_rule_id)) for c in changes],
+                              ensure_ascii=False, indent=1, default=_plain))
         return
     counts = cmp.summary(changes)
     click.echo(", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
-    texts_old = {r.rule_id: r.text for r in old}
-    texts_new = {r.rule_id: r.text for r in new}
     for c in changes:
         if c.change == "unchanged" and not c.renumbered and not show_all:
             continue
         label = f"{c.old_rule_id or '-'} -> {c.new_rule_id or '-'}  {c.change}" + (" renumbered" if c.renumbered else "")
-        click.echo(label + ("  [review]" if c.review else ""))
-        if c.change in ("modified", "reference", "cosmetic"):
-            click.echo(textwrap.indent(textwrap.fill(redline(texts_old[c.old_rule_id], texts_new[c.new_rule_id]),
-                                                     100), "    "))
+        click.echo(label + ("  [review]" if c.review else "") + (f"  ({c.note})" if c.note else ""))
+        for line in cmp.lines(c, olds.get(c.old_rule_id), news.get(c.new_rule_id)):
+            click.echo(textwrap.indent(textwrap.fill(line, 100), "    "))
 
 
 @main.command(help="Check the history against hand-checked cases: print precision and recall per relation "

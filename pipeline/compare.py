@@ -1,10 +1,15 @@
 """Compare any two editions (already in processed/) or any two official files."""
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
+from pandas import read_csv
+
+from pipeline import lookup
 from pipeline.align import align
+from pipeline.diff import redline
 from pipeline.errors import PipelineError
 from pipeline.history import load_rules
 from pipeline.ingest import read_source
@@ -24,9 +29,32 @@ def rules_of(spec: str, processed: Path) -> list[Rule]:
         cache.analyse_docs([doc])
         return segment(doc, cache)
     rules = load_rules(processed, spec)
+    if not rules and (processed / "editions.csv").exists():  # a date between editions: the one in force
+        editions = [e for e in read_csv(processed / "editions.csv", dtype=str).edition if e]
+        try:
+            rules = load_rules(processed, lookup.in_force(spec, editions))
+        except PipelineError as e:
+            raise PipelineError(f"{spec!r} is neither a file nor an edition in {processed / 'rules.jsonl'}: {e}") from None
     if not rules:
         raise PipelineError(f"{spec!r} is neither a file nor an edition in {processed / 'rules.jsonl'}")
     return rules
+
+
+def stored(processed: Path, a: list[Rule], b: list[Rule]) -> list[RuleChange] | None:
+    """The changes the run recorded between two consecutive editions (changes.csv), so that `compare`
+    says what the datasets say; None when the run has no such step (two files, editions apart)."""
+    path = processed / "changes.csv"
+    if not (a and b and path.exists()) or a[0].source == "" or b[0].source == "":
+        return None
+    frame = read_csv(path, keep_default_na=False, dtype=str)
+    rows = frame[(frame.from_edition == a[0].edition) & (frame.to_edition == b[0].edition)]
+    if rows.empty:
+        return None
+    lists = ("ops", "title_ops", "example_ops", "substitutions")
+    return [RuleChange(**{**row, "renumbered": row["renumbered"] == "True", "review": row["review"] == "True",
+                          "similarity": float(row["similarity"] or 0), "score": float(row["score"] or 0),
+                          **{k: json.loads(row[k] or "[]") for k in lists}})
+            for row in rows.to_dict(orient="records")]
 
 
 def compare(a: list[Rule], b: list[Rule]) -> list[RuleChange]:
@@ -50,6 +78,38 @@ def compare(a: list[Rule], b: list[Rule]) -> list[RuleChange]:
             model = models.get(m.new)
             out.append(RuleChange(ea, eb, "", "", b[m.new].rule_id, b[m.new].kind, "added", False, 0.0, False,
                                   "unmatched", note=f"resembles {model.rule_id}" if model else ""))
+    return out
+
+
+def described(c: RuleChange, old: Rule | None, new: Rule | None) -> dict:
+    """A change with what it changed: both texts, titles and examples (for `--json`)."""
+    out = {k: getattr(c, k) for k in ("old_rule_id", "new_rule_id", "kind", "change", "renumbered", "similarity",
+                                       "review", "note", "ops", "title_ops", "example_ops", "substitutions")}
+    for side, r in (("old", old), ("new", new)):
+        out[f"{side}_title"] = r.title if r else ""
+        out[f"{side}_text"] = r.text if r else ""
+        out[f"{side}_examples"] = list(r.examples) if r else []
+    return out
+
+
+def lines(c: RuleChange, old: Rule | None, new: Rule | None) -> list[str]:
+    """What a terminal shows of a change: an added or removed rule whole, else the redline of each
+    part that differs (title, text, each example)."""
+    if old is None or new is None:
+        r, mark = (new, "+") if old is None else (old, "-")
+        body = [r.title] if r.title else []
+        body += [r.text] if r.text else []
+        return [f"{mark} {x}" for x in body + [f"example: {e}" for e in r.examples]]
+    out = []
+    if old.title != new.title:
+        out.append(f"title: {redline(old.title, new.title)}")
+    if old.text != new.text:
+        out.append(redline(old.text, new.text))
+    a, b = list(old.examples), list(new.examples)
+    if len(a) != len(b):
+        out.append(f"examples: {redline(chr(10).join(a), chr(10).join(b))}")
+    else:
+        out += [f"example {i}: {redline(x, y)}" for i, (x, y) in enumerate(zip(a, b), 1) if x != y]
     return out
 
 

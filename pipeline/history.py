@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline import publish
+from pipeline import lookup, publish
 from pipeline.diff import redline
 from pipeline.errors import PipelineError
 from pipeline.records import Citation, Rule
@@ -26,13 +26,15 @@ def history(processed: Path, rule_id: str, edition: str | None = None) -> list[d
     rules = _read(processed, "rules.csv")
     changes = _read(processed, "changes.csv")
     publish.verify(processed, ["rules.csv", "changes.csv", "citations.csv"])  # never mix two runs' tables
+    rule_id, edition, notes = _resolve(rules, rule_id, edition)
     hits = rules[(rules.rule_id == rule_id) & (rules.kind != "commentary")]
     if edition:
         hits = hits[hits.edition == edition]
     if hits.empty:
-        where = f" in edition {edition}" if edition else ""
-        raise PipelineError(f"no rule {rule_id}{where} in {processed / 'rules.csv'}")
+        _missing(rules, rule_id, edition, processed, notes)
     citations = _read(processed, "citations.csv")
+    notes_of = rules[rules.kind == "commentary"]
+    comments = dict(zip(zip(notes_of.edition, notes_of.rule_id), notes_of.text))
     out = []
     for lineage in dict.fromkeys(hits.lineage_id):
         versions = rules[rules.lineage_id == lineage].sort_values("edition")
@@ -41,7 +43,8 @@ def history(processed: Path, rule_id: str, edition: str | None = None) -> list[d
             step = changes[(changes.lineage_id == lineage) & (changes.to_edition == row.edition)]
             change = step.change.iloc[0] if len(step) else ("first" if previous is None else "unchanged")
             old_text = previous.text if previous is not None else ""
-            steps.append({"edition": row.edition, "rule_id": row.rule_id, "source": row.source,
+            steps.append({"edition": row.edition, "rule_id": row.rule_id, "kind": row.kind, "title": row.title,
+                          "source": row.source,
                           "change": change, "note": step.note.iloc[0] if len(step) else "", "renumbered": bool(len(step)) and step.renumbered.iloc[0] == "True",
                           "text": row.text, "redline": redline(old_text, row.text) if previous is not None else "",
                           "lines": f"{row.line_start}-{row.line_end}",
@@ -49,11 +52,46 @@ def history(processed: Path, rule_id: str, edition: str | None = None) -> list[d
                                                              (citations.cited_by == "CR")].rule_id))})
             previous = row
         ends = changes[(changes.lineage_id == lineage) & changes.change.isin(["removed", "merged"])]
-        out.append({"lineage_id": lineage, "versions": steps,
+        cited = citations[(citations.lineage_id == lineage) & (citations.cited_by == "CR")]
+        out.append({"lineage_id": lineage, "versions": steps, "query": {"rule": rule_id, "edition": edition or "",
+                                                                       "notes": notes, "matched": hits.lineage_id.nunique()},
+                    "commentary": [{"rule_id": c.rule_id, "edition": c.edition, "cited": c.value,
+                                    "text": comments.get((c.edition, c.rule_id), "")}
+                                   for c in cited.drop_duplicates("rule_id").itertuples()],
                     "ends": [{"edition": r.to_edition, "change": r.change, "into": r.new_rule_id}
                              for _, r in ends.iterrows()],
                     "relations": _relations(changes, lineage, versions)})
     return out
+
+
+def _resolve(rules: pd.DataFrame, rule_id: str, edition: str | None) -> tuple[str, str | None, list[str]]:
+    """The number as the datasets spell it, and the edition in force on a date that is not one."""
+    notes = []
+    wanted = lookup.normalise(rule_id)
+    if wanted != rule_id:
+        notes.append(f"read {rule_id!r} as {wanted}")
+    if wanted not in set(rules.rule_id):  # a glossary term typed in another case
+        same = [r for r in set(rules.rule_id) if r.lower() == wanted.lower()]
+        wanted = same[0] if len(same) == 1 else wanted
+    editions = sorted(set(rules.edition))
+    if edition and edition not in editions:
+        resolved = lookup.in_force(edition, editions)
+        notes.append(f"{edition} is not an edition: {resolved} is the edition in force on that date")
+        edition = resolved
+    return wanted, edition, notes
+
+
+def _missing(rules: pd.DataFrame, rule_id: str, edition: str | None, processed: Path, notes: list[str]):
+    """No such rule: say what is near, and which editions have it."""
+    where = f" in edition {edition}" if edition else ""
+    elsewhere = sorted(set(rules[rules.rule_id == rule_id].edition))
+    if elsewhere:
+        hint = f"; it is in {', '.join(elsewhere[:3])}{' …' if len(elsewhere) > 3 else ''}"
+    else:
+        close = lookup.suggestions(rule_id, set(rules[rules.kind != "commentary"].rule_id))
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+    said = f" ({'; '.join(notes)})" if notes else ""
+    raise PipelineError(f"no rule {rule_id}{where} in {processed / 'rules.csv'}{hint}{said}")
 
 
 def _relations(changes: pd.DataFrame, lineage: str, versions: pd.DataFrame) -> list[dict]:

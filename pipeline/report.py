@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -17,7 +18,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from pipeline.clean import LINE_BREAK
 from pipeline.diff import word_ops
-from pipeline import publish
+from pipeline import publish, reader, redline
 from pipeline.errors import PipelineError
 from pipeline.records import CleanDoc
 from pipeline.segment import natural_key
@@ -28,6 +29,8 @@ CLASSES = ("unchanged", "cosmetic", "reference", "modified", "renamed", "added",
            "first_seen", "not_covered")
 HIDDEN_BY_DEFAULT = ("unchanged", "cosmetic", "reference", "not_covered")
 STATIC = ("style.css", "app.js")
+DATASETS = ("rules", "changes", "lineages", "editions", "glossary", "references", "citations", "terminology",
+            "renumberings", "sources", "discards")
 TOP_TERMS = 8
 
 
@@ -36,6 +39,9 @@ def environment() -> Environment:
                       undefined=StrictUndefined, keep_trailing_newline=True)
     env.filters["lineage_href"] = lineage_file
     env.filters["pair_href"] = pair_file
+    env.filters["prose"] = reader.plain
+    env.filters["change_anchor"] = reader.change_anchor
+    env.globals["source_pages"] = set()
     env.globals["run_id"] = ""
     return env
 
@@ -73,6 +79,7 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
         run_id = publish.verify(processed, [f"{name}.csv" for name in NEEDED])
     env = environment()
     env.globals["run_id"] = run_id
+    env.globals["source_pages"] = {d.source.source_id for d in docs or ()}  # link only to pages written
     written: list[Path] = []
 
     def page(name: str, template: str, **context) -> None:
@@ -85,19 +92,23 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     editions = _editions(data["editions"])
     steps = _steps(data["changes"], data["renumberings"])
     page("index.html", "index.html", editions=editions, steps=steps, classes=CLASSES,
-         timeline=_timeline(editions, steps), sources=len(data["sources"]))
+         timeline=_timeline(editions, steps), sources=len(data["sources"]),
+         datasets=_datasets(processed, reports))
     texts, by_step = _texts(rules), _changes_by_step(data["changes"])
     for step in steps:
+        rows = _pair_rows(by_step.get((step["from"], step["to"]), []), lambda rid, e=step["from"]: texts.get((e, rid)),
+                          lambda rid, e=step["to"]: texts.get((e, rid)))
+        title_of = lambda n, a=step["from"], b=step["to"]: (texts.get((b, n)) or texts.get((a, n)) or {}).get("title")  # noqa: E731
         page(pair_file(step["from"], step["to"]), "pair.html", step=step, classes=CLASSES, hidden=HIDDEN_BY_DEFAULT,
-             rows=_pair_rows(by_step.get((step["from"], step["to"]), []),
-                             lambda rid, e=step["from"]: texts.get((e, rid)),
-                             lambda rid, e=step["to"]: texts.get((e, rid))))
+             rows=rows, chapters=_chapters(rows, title_of))
     del texts, by_step
     index = []
-    lineages = _lineages(rules, data["changes"], data["citations"])
+    complete = [e["edition"] for e in editions if e["status"] == "complete"]
+    lineages = _lineages(rules, data["changes"], data["citations"], complete[-1] if complete else "")
     for lineage in (progress or iter)(lineages):  # one at a time: bounded memory
         page(lineage_file(lineage["id"]), "lineage.html", lineage=lineage)
         index.append(_index_entry(lineage))
+    _reader_pages(page, rules, editions, reports)
     del rules
     sources = _sources(data["sources"], data["discards"])
     texts = {d.source.source_id: d for d in docs or ()}
@@ -114,9 +125,32 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     return written + [reports / "search-index.js"] + [reports / n for n in STATIC]
 
 
+def _reader_pages(page, rules: list[dict], editions: list[dict], reports: Path) -> None:
+    """An edition page per edition, and a stable address per rule number of the current edition."""
+    grouped = reader.by_edition(rules)
+    shown = [e for e in editions if e["edition"] in grouped]
+    for i, e in enumerate(shown):
+        page(f"editions/{e['edition']}.html", "edition.html", prev=shown[i - 1]["edition"] if i else "",
+             next=shown[i + 1]["edition"] if i + 1 < len(shown) else "",
+             **reader.edition_page(e, grouped[e["edition"]], lineage_file))
+    for rule in reader.current_rules(grouped, editions):
+        page(f"rules/{rule['number']}.html", "rule.html", rule=rule)
+    complete = [e["edition"] for e in editions if e["status"] == "complete"]
+    write_if_changed(reports / "editions.js", "window.CR_EDITIONS = " + json.dumps(complete) + ";\n")
+
+
+def _datasets(processed: Path, reports: Path) -> list[dict]:
+    """Links to the published tables, relative to the published reports (both may be staging
+    folders while a run writes them: the links are to where they will be)."""
+    final = lambda p: p.parent if p.name == publish.STAGING else p  # noqa: E731
+    base = Path(os.path.relpath(final(processed).resolve(), final(reports).resolve())).as_posix()
+    names = ["datapackage.json", "README.md"] + [f"{n}.csv" for n in DATASETS] + [f"{n}.jsonl" for n in DATASETS]
+    return [{"name": n, "href": f"{base}/{n}"} for n in names if (processed / n).exists()]
+
+
 def _remove_stale(reports: Path, written: set[Path]) -> None:
     """Pages an earlier run wrote that this one did not (a lineage that no longer exists)."""
-    for sub in ("pairs", "lineage", "sources"):
+    for sub in ("pairs", "lineage", "sources", "editions", "rules"):
         for path in (reports / sub).glob("*.html") if (reports / sub).is_dir() else ():
             if path not in written:
                 path.unlink()
@@ -208,28 +242,30 @@ def _changes_by_step(changes: pd.DataFrame) -> dict[tuple[str, str], list[dict]]
 
 
 def _pair_rows(changes: list[dict], old_of, new_of) -> list[dict]:
-    """A pair page's rows: each change with its redline. `old_of` / `new_of` give a rule's record
-    (a dict with text and title) by number; ops may be JSON (from changes.csv) or lists."""
+    """A pair page's rows: each change with the redlines of its title, text and examples. `old_of` /
+    `new_of` give a rule's record (a dict with text, title, examples) by number; ops may be JSON
+    (from changes.csv) or lists."""
     rows = []
     for c in changes:
         old, new = old_of(c["old_rule_id"]) or {}, new_of(c["new_rule_id"]) or {}
-        old_text = old.get("text") or old.get("title") or ""
-        new_text = new.get("text") or new.get("title") or ""
-        ops = c["ops"] if old.get("text") or new.get("text") else c["title_ops"]
-        ops = json.loads(ops) if isinstance(ops, str) else ops
-        if not ops and old_text != new_text:  # added or removed: no stored operations, the whole text is one
-            ops = [list(op) for op in word_ops(old_text, new_text)]
-        inline, left, right = segments(old_text, new_text, ops)
         number = c["new_rule_id"] or c["old_rule_id"]
         chapter = number.split(".")[0] if number[:1].isdigit() else "glossary"
-        rows.append({**c, "inline": inline, "left": left, "right": right, "chapter": chapter,
-                     "key": natural_key(number),
+        rows.append({**c, "parts": redline.parts(old, new, c, segments), "chapter": chapter,
+                     "key": natural_key(number), "anchor": reader.change_anchor(c["old_rule_id"], c["new_rule_id"]),
+                     "both": bool(c["old_rule_id"] and c["new_rule_id"]),
                      "lineage_href": lineage_file(c["lineage_id"]) if c["lineage_id"] else ""})
     rows.sort(key=lambda r: (r["key"], r["old_rule_id"]))
     return rows
 
 
-def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame):
+def _chapters(rows: list[dict], title_of) -> list[dict]:
+    """The chapter filter's options, in numeric order, with their titles (glossary last)."""
+    numbers = sorted({r["chapter"] for r in rows}, key=lambda n: (not n.isdigit(), natural_key(n)))
+    label = lambda n: f"{n}. " + reader.ITALICS.sub(r"\1", title_of(n))  # noqa: E731  (an option holds no tags)
+    return [{"value": n, "label": label(n) if n.isdigit() and title_of(n) else n} for n in numbers]
+
+
+def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame, current: str = ""):
     """Each lineage with its versions, redlines and the commentary citing it, one at a time."""
     worth = changes[(changes.change != "unchanged") | (changes.renumbered == "True")]  # the rest reads "unchanged"
     by_step = {(c["lineage_id"], c["to_edition"]): c for c in worth.to_dict(orient="records")}
@@ -254,18 +290,34 @@ def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame)
         for r in sorted(groups[lineage], key=lambda r: r["edition"]):
             step = by_step.get((lineage, r["edition"]))
             change = step["change"] if step else ("first" if previous is None else "unchanged")
-            before = (previous["text"] or previous["title"]) if previous is not None else ""
-            now = r["text"] or r["title"]
-            ops = json.loads(step["ops"] if r["text"] else step["title_ops"]) if step and previous is not None else []
-            inline, _, _ = segments(before, now, ops) if ops else ([("same", now)], [], [])
+            parts = redline.parts(previous, r, step or {}, segments) if previous is not None and step else \
+                redline.parts(r, r, {}, segments)
             versions.append({**r, "change": change, "note": step["note"] if step else "", "renumbered": bool(step) and step["renumbered"] == "True",
-                             "inline": inline, "examples": json.loads(r["examples"]),
+                             "parts": parts, "from_edition": previous["edition"] if previous is not None else "",
+                             "from_rule_id": previous["rule_id"] if previous is not None else "",
+                             "anchor": reader.anchor(r["rule_id"], r["kind"]), "examples": json.loads(r["examples"]),
                              "citations": json.loads(r["citations"]), "flags": json.loads(r["flags"]),
                              "source_ids": r["source"].split(";")})
             previous = r
-        yield {"id": lineage, "versions": versions, "end": ends.get(lineage),
+        last = versions[-1]
+        yield {"id": lineage, "versions": versions, "end": ends.get(lineage), "rows": _collapse(versions),
+               "current": last["rule_id"] if last["edition"] == current and last["kind"] not in ("glossary", "commentary") else "",
                "numbers": list(dict.fromkeys(v["rule_id"] for v in versions)), "kind": versions[-1]["kind"],
                "notes": notes.get(lineage, []), "relations": relations.get(lineage, [])}
+
+
+def _collapse(versions: list[dict]) -> list[dict]:
+    """Runs of unchanged versions (same words, same number) become one line each."""
+    rows: list[dict] = []
+    for v in versions:
+        if v["change"] == "unchanged" and not v["renumbered"]:
+            if rows and "run" in rows[-1]:
+                rows[-1]["run"].append(v)
+            else:
+                rows.append({"run": [v]})
+        else:
+            rows.append({"version": v})
+    return rows
 
 
 def _relations(rules: list[dict], changes: pd.DataFrame) -> dict[str, list[dict]]:
@@ -291,7 +343,7 @@ def _relation(how: str, rule_id: str, edition: str, lineage: str) -> dict:
 
 def _index_entry(lineage: dict) -> list:
     last = lineage["versions"][-1]
-    return [lineage_file(lineage["id"]), " ".join(lineage["numbers"]), lineage["kind"],
+    return [lineage_file(lineage["id"]), "\t".join(lineage["numbers"]), lineage["kind"],
             lineage["versions"][0]["edition"], last["edition"], last["text"] or last["title"]]
 
 
@@ -354,19 +406,21 @@ def _terminology(terms: pd.DataFrame) -> dict:
 
 def render_comparison(changes, old_rules, new_rules, reports: Path, name: str) -> Path:
     """A pair page for any two editions or files (`compare A B --report`), outside the run's pages."""
-    olds = {r.rule_id: {"text": r.text, "title": r.title} for r in old_rules}
-    news = {r.rule_id: {"text": r.text, "title": r.title} for r in new_rules}
+    olds = {r.rule_id: {"text": r.text, "title": r.title, "examples": list(r.examples)} for r in old_rules}
+    news = {r.rule_id: {"text": r.text, "title": r.title, "examples": list(r.examples)} for r in new_rules}
     counts = Counter(c.change for c in changes)
     step = {"from": name.split("_")[0], "to": name.split("_")[-1], "counts": {c: counts.get(c, 0) for c in CLASSES},
             "renumbered": sum(c.renumbered for c in changes), "review": sum(c.review for c in changes), "runs": []}
     shown = [{"old_rule_id": c.old_rule_id, "new_rule_id": c.new_rule_id, "change": c.change,
               "renumbered": str(c.renumbered), "review": str(c.review), "similarity": c.similarity,
-              "ops": [list(op) for op in c.ops], "title_ops": [list(op) for op in c.title_ops], "lineage_id": "",
+              "ops": [list(op) for op in c.ops], "title_ops": [list(op) for op in c.title_ops],
+              "example_ops": [[list(op) for op in e] for e in c.example_ops], "lineage_id": "",
               "note": c.note}
              for c in changes if c.change != "unchanged" or c.renumbered]
-    html = environment().get_template("pair.html").render(root="../", step=step, classes=CLASSES,
-                                                          hidden=HIDDEN_BY_DEFAULT,
-                                                          rows=_pair_rows(shown, olds.get, news.get))
+    rows = _pair_rows(shown, olds.get, news.get)
+    title_of = lambda n: (news.get(n) or olds.get(n) or {}).get("title")  # noqa: E731
+    html = environment().get_template("pair.html").render(root="../", step=step, classes=CLASSES, hidden=HIDDEN_BY_DEFAULT,
+                                                          rows=rows, chapters=_chapters(rows, title_of))
     path = reports / "compare" / f"{name}.html"
     write_atomic(path, html)
     for static in STATIC:

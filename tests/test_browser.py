@@ -121,9 +121,10 @@ def test_seed_pair_page_counts_filters_and_views(page, seed_reports, shots):
     assert visible() == shown + counts["cosmetic"] - counts["first_seen"]
     page.select_option("#chapter", "212")
     assert visible() == shown + counts["cosmetic"] - counts["first_seen"]
-    assert page.locator(".inline-view:visible").count() == visible()
+    with_view = lambda v: page.locator(f"li.change:has({v}:visible)").count()  # noqa: E731  (title, text, examples)
+    assert with_view(".inline-view") == visible()
     page.click("#view-side")
-    assert page.locator(".inline-view:visible").count() == 0 and page.locator(".side-view:visible").count() == visible()
+    assert page.locator(".inline-view:visible").count() == 0 and with_view(".side-view") == visible()
     page.screenshot(path=str(shots / "seed-pair-side-by-side.png"))
     page.click("#view-inline")
     assert page.locator(".side-view:visible").count() == 0
@@ -138,6 +139,7 @@ def internal_links(reports: Path, path: Path) -> list[tuple[Path, str]]:
         if href.startswith(("http:", "https:", "mailto:", "#")):
             continue
         target, _, anchor = href.partition("#")
+        target = target.partition("?")[0]  # ?lines=515-521 on source pages, ?as-of= on rule pages
         out.append(((path.parent / target).resolve(), anchor))
     return out
 
@@ -268,3 +270,183 @@ def test_redline_segments_rebuild_both_texts(old, new):
     assert "".join(t for tag, t in left) == old
     assert "".join(t for tag, t in right) == new
     assert "".join(t for tag, t in inline if tag != "ins") == old
+
+
+# --- the rules reader (issue 14): edition pages, stable rule addresses ---------------------------
+
+def _edition_links(page) -> dict:
+    """For each anchored element of an edition page: the targets of the links in its text."""
+    return page.evaluate("""() => { const out = {};
+        document.querySelectorAll('.rules [id]').forEach(el => {
+            out[el.id] = Array.from(el.querySelectorAll('a[href^="#"]')).map(a => a.getAttribute('href').slice(1)); });
+        return out; }""")
+
+
+@needs_archive
+def test_archive_edition_page_anchors_every_rule_and_links_its_references(page, archive_reports, shots):
+    reports, processed = archive_reports
+    rules = pd.read_csv(processed / "rules.csv", keep_default_na=False, dtype=str)
+    now = rules[(rules.edition == "2026-01-16") & rules.kind.isin(["part", "chapter", "section", "rule", "subrule"])]
+    page.goto((reports / "editions/2026-01-16.html").as_uri())
+    links = _edition_links(page)
+    assert set(now.rule_id) <= set(links), sorted(set(now.rule_id) - set(links))[:10]
+    terms = rules[(rules.edition == "2026-01-16") & (rules.kind == "glossary")].rule_id
+    assert {t.replace(" ", "_") for t in terms} <= set(links)
+    # the segmenter's references (references.csv), each looked for as a link in its rule's text
+    refs = pd.read_csv(processed / "references.csv", keep_default_na=False, dtype=str)
+    refs = refs[(refs.edition == "2026-01-16") & (refs.target_exists == "True") & (refs.kind != "glossary")]
+    linked = sum(t in links.get(r, []) or any(x.startswith(t) for x in links.get(r, []))
+                 for r, t in zip(refs.rule_id, refs.target))
+    assert len(refs) > 1000 and linked / len(refs) >= 0.9, (linked, len(refs))
+    # the table of contents and a reference both go to their target
+    page.click(".toc a[href='#702']")
+    assert page.evaluate("location.hash") == "#702"
+    page.locator("[id='702.19c'] a[href='#702.19b']").click()
+    assert page.evaluate("location.hash") == "#702.19b" and page.locator("[id='702.19b']").is_visible()
+    page.screenshot(path=str(shots / "archive-edition-2026.png"))
+    page.locator("[id='205.1a'] a.n").click()  # the number leads to the rule's history
+    assert "212.1b" in page.locator("h1").inner_text()
+    assert page.errors == []
+
+
+@needs_archive
+def test_archive_stable_rule_address_now_and_as_of_a_date(page, archive_reports):
+    reports, _ = archive_reports
+    base = (reports / "rules/205.1a.html").as_uri()
+    page.goto(base)
+    page.wait_for_url("**/editions/2026-01-16.html#205.1a")
+    page.goto(base + "?as-of=2011-06-17")
+    page.wait_for_url("**/editions/2011-06-17.html#204.1a")
+    page.goto(base + "?as-of=2010-01-01")  # not an edition: the one in force on that day
+    page.wait_for_url("**/editions/2009-07-11.html#204.1a")
+    page.goto(base + "?as-of=2005-01-01")
+    page.wait_for_url("**/editions/2003-10-01.html#212.1b")
+    page.goto(base + "?as-of=1999-01-01")
+    assert "No edition here was in force on 1999-01-01" in page.inner_text("#as-of-status")
+    assert page.errors == []
+
+
+def test_seed_index_links_editions_and_datasets(page, seed_reports):
+    reports, processed = seed_reports
+    page.goto((reports / "index.html").as_uri())
+    dated = page.locator("a[href^='editions/']").all_inner_texts()
+    editions = pd.read_csv(processed / "editions.csv", dtype=str).edition.tolist()
+    assert dated == editions
+    downloads = page.locator(".datasets a").evaluate_all("els => els.map(a => a.href)")
+    assert any(d.endswith("/rules.csv") for d in downloads) and any(d.endswith("datapackage.json") for d in downloads)
+    for href in downloads:
+        assert Path(href.removeprefix("file://")).exists(), href
+    page.click("a[href='editions/2025-06-06.html']")
+    assert page.locator("[id='205.1a']").count() == 1
+    assert page.errors == []
+
+
+# --- every change visible, and the pair and lineage page defects of issue 14 ------------------------
+
+@needs_archive
+def test_archive_pair_page_shows_every_change_and_keeps_its_state_in_the_address(page, archive_reports, shots):
+    reports, _ = archive_reports
+    page.goto((reports / "pairs/2025-06-06_2026-01-16.html").as_uri() + "#c-115.7e-115.7e")
+    row = page.locator("[id='c-115.7e-115.7e']")
+    assert row.is_visible()  # the change is in its example: the example is redlined
+    assert row.locator(".part.example ins").count() >= 1 and row.locator(".part.example del").count() >= 1
+    page.goto((reports / "pairs/2009-05-01_2009-07-11.html").as_uri())
+    main = page.inner_text("main")
+    assert "_Magic_" not in main and page.locator("li.change i:text('Magic')").count() > 0
+    gaps = page.evaluate("""() => Array.from(document.querySelectorAll('li.change:not([hidden]) .inline-view del + ins'))
+        .slice(0, 300).map(ins => { const a = Array.from(ins.previousElementSibling.getClientRects()).pop();
+            const b = ins.getClientRects()[0]; return Math.abs(a.top - b.top) < 2 ? b.left - a.right : null; })
+        .filter(g => g !== null)""")  # deleted and inserted words on one line: never touching
+    assert len(gaps) > 50 and min(gaps) >= 2, sorted(gaps)[:5]
+    added = page.locator("li.change.added").first
+    assert "similarity" not in added.inner_text() and added.locator("ins").count() >= 1
+    assert added.locator(".part.text del").count() == 0  # an added rule is all insertion
+    options = page.locator("#chapter option").all_inner_texts()[1:]
+    numbers = [o.split(".")[0] for o in options if o[:1].isdigit()]
+    assert numbers == sorted(numbers, key=int) and "205. Expansion Symbol" in options
+    ids = page.locator("li.change").evaluate_all("els => els.map(e => e.id)")
+    assert len(ids) == len(set(ids)) and all(ids)
+    # filters and view go into the address, and come back from it
+    page.check("input[value=cosmetic]")
+    page.uncheck("input[value=modified]")
+    page.select_option("#chapter", "205")
+    page.click("#view-side")
+    url = page.url
+    assert "show=" in url and "chapter=205" in url and "view=side" in url and "modified" not in url.split("show=")[1].split("&")[0]
+    shown = page.locator("li.change:visible").count()
+    assert page.locator(".side-head").is_visible() and "(before)" in page.inner_text(".side-head")
+    page.goto("about:blank")
+    page.goto(url)
+    assert page.locator("li.change:visible").count() == shown and page.is_checked("input[value=cosmetic]")
+    assert not page.is_checked("input[value=modified]") and page.locator("li.change:has(.side-view:visible)").count() == shown
+    page.screenshot(path=str(shots / "archive-2009-pair-side.png"))
+    # a link to a change hidden by default shows it
+    cosmetic = page.locator("li.change.cosmetic").first.get_attribute("id")
+    page.goto((reports / "pairs/2009-05-01_2009-07-11.html").as_uri())
+    page.goto((reports / "pairs/2009-05-01_2009-07-11.html").as_uri() + "#" + cosmetic)
+    assert page.locator(f"[id='{cosmetic}']").is_visible()
+    assert page.errors == []
+
+
+@needs_archive
+def test_archive_lineage_page_links_collapses_and_highlights(page, archive_reports, shots):
+    reports, _ = archive_reports
+    page.goto((reports / "lineage/2003-10-01_212.1b.html").as_uri())
+    compact = page.locator("li.version.compact").first
+    assert "unchanged" in compact.inner_text() and compact.locator("a").count() >= 2
+    assert len(compact.inner_text()) < 200  # one line, not the text again
+    cosmetic = page.locator("li.version.cosmetic").first
+    assert float(cosmetic.evaluate("e => getComputedStyle(e).opacity")) < 1
+    page.check("#show-cosmetic")
+    assert float(cosmetic.evaluate("e => getComputedStyle(e).opacity")) == 1
+    steps = page.locator("a[href*='pairs/']").evaluate_all("els => els.map(a => a.getAttribute('href'))")
+    assert "../pairs/2009-05-01_2009-07-11.html#c-212.1b-204.1a" in steps
+    assert page.locator("a.num[href='../editions/2013-05-01.html#205.1a']").count() == 1
+    page.screenshot(path=str(shots / "archive-lineage-212.1b.png"), full_page=True)
+    page.click("a:text('2003-10-01 lines 515–521')")
+    assert page.locator("pre.source .line.hl").evaluate_all("els => els.map(e => e.id)") == \
+        [f"L{n}" for n in range(515, 522)]
+    # a wrapped source line stays right of the line numbers
+    page.set_viewport_size({"width": 400, "height": 800})
+    indent = page.evaluate("""() => { const line = document.getElementById('L515');
+        const text = line.lastChild; const range = document.createRange(); range.selectNodeContents(line);
+        const rects = Array.from(range.getClientRects()); const no = line.querySelector('.no').getBoundingClientRect();
+        return [Math.min(...rects.filter(r => r.top > no.bottom - 2).map(r => r.left)), no.right]; }""")
+    assert indent[0] >= indent[1] - 1, indent
+    assert page.errors == []
+
+
+@needs_archive
+@pytest.mark.parametrize("name", ["index.html", "editions/2026-01-16.html", "pairs/2009-05-01_2009-07-11.html",
+                                  "lineage/2003-10-01_212.1b.html", "sources.html"])
+def test_archive_pages_fit_400_px(browser, archive_reports, shots, name):
+    reports, _ = archive_reports
+    context = browser.new_context(viewport={"width": 400, "height": 900})
+    pg = context.new_page()
+    pg.goto((reports / name).as_uri())
+    assert pg.evaluate("document.documentElement.scrollWidth") <= 400, name
+    pg.screenshot(path=str(shots / ("narrow-" + name.replace("/", "_") + ".png")))
+    context.close()
+
+
+def test_seed_search_results_read_well(page, seed_reports):
+    reports, _ = seed_reports
+    page.goto((reports / "index.html").as_uri())
+    page.fill("#q", "summoning sickness")
+    links = page.locator("#results li a").all_inner_texts()
+    assert links and not any("Summoning →" in t for t in links)
+    for snippet in page.locator("#results li span.muted").all_inner_texts():
+        assert snippet.endswith(("…", ".", "”", ")", '"')) or len(snippet) < 160, snippet
+    page.fill("#q", "player")
+    for snippet in page.locator("#results li span.muted").all_inner_texts():
+        if snippet.endswith(" …"):  # cut: at the end of a word, never inside one
+            assert len(snippet) <= 162
+    assert page.errors == []
+
+
+def test_report_without_the_sources_links_to_no_missing_source_page(seeds_run, tmp_path):
+    result, processed = seeds_run
+    out = tmp_path / "r"
+    report.render(processed, out, [d for d in result.ingested.docs if d.source.source_id.startswith("000")])
+    assert len(list((out / "sources").glob("*.html"))) == 1
+    assert check_links(out) > 10

@@ -111,7 +111,7 @@ def test_same_file_names_in_two_corpora_get_unique_ids_and_pages(tmp_path):
     for sid in ids:
         assert (tmp_path / "r/sources" / f"{sid}.html").exists()
     links = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "r/lineage").glob("*.html"))
-    assert 'href="../sources/rules%231%3F.html#L' in links and 'sources/rules#1?.html' not in links
+    assert 'href="../sources/rules%231%3F.html?lines=' in links and 'sources/rules#1?.html' not in links
 
 
 def test_source_ids_are_stable_and_unique():

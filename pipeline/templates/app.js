@@ -5,6 +5,13 @@
 
   function text(el, value) { el.textContent = value; return el; }
 
+  // At most `n` characters, cut at the end of a word.
+  function snippet(s, n) {
+    if (s.length <= n) { return s; }
+    var cut = s.slice(0, n + 1).replace(/\s+\S*$/, "");
+    return (cut || s.slice(0, n)) + " …";
+  }
+
   // --- search ---------------------------------------------------------------------------
   var q = document.getElementById("q");
   if (q && window.CR_INDEX) {
@@ -18,7 +25,7 @@
       var found = [];
       if (NUMBER.test(query)) {
         window.CR_INDEX.forEach(function (e) {
-          if (e[1].toLowerCase().split(" ").indexOf(query) >= 0) { found.push(e); }
+          if (e[1].toLowerCase().split("\t").indexOf(query) >= 0) { found.push(e); }
         });
       } else {
         var words = query.split(/\s+/);
@@ -31,11 +38,11 @@
         (found.length > 50 ? " (first 50 shown)" : ""));
       found.slice(0, 50).forEach(function (e) {
         var li = document.createElement("li");
-        var a = text(document.createElement("a"), e[1].split(" ").join(" → "));
+        var a = text(document.createElement("a"), e[1].split("\t").join(" → "));
         a.href = e[0];
         li.appendChild(a);
         li.appendChild(text(document.createElement("span"), " " + e[2] + ", " + e[3] + " – " + e[4] + ": "));
-        li.appendChild(text(document.createElement("span"), e[5].slice(0, 160))).className = "muted";
+        li.appendChild(text(document.createElement("span"), snippet(e[5], 160))).className = "muted";
         results.appendChild(li);
       });
     };
@@ -43,15 +50,46 @@
     if (q.value) { run(); }
   }
 
-  // --- pair pages: filters and view ------------------------------------------------------
+  // --- rules/<number>.html: the stable address goes to the rule now, or as of a date -------
+  var target = document.getElementById("rule-target");
+  if (target && window.CR_EDITIONS) {
+    var asOf = /[?&]as-of=(\d{4}-\d{2}-\d{2})/.exec(location.search);
+    if (!asOf) {
+      location.replace(target.dataset.current);
+    } else {
+      var date = asOf[1], inForce = "";
+      window.CR_EDITIONS.forEach(function (e) { if (e <= date) { inForce = e; } });
+      var span = JSON.parse(target.dataset.spans).filter(function (s) { return s[0] <= inForce && inForce <= s[1]; })[0];
+      var why = document.getElementById("as-of-status");
+      if (!inForce) {
+        text(why, "No edition here was in force on " + date + ": the first is " + window.CR_EDITIONS[0] + ".");
+      } else if (!span) {
+        text(why, "This rule was not in the edition in force on " + date + " (" + inForce + ").");
+      } else {
+        location.replace(target.dataset.editions + "editions/" + inForce + ".html#" + span[2]);
+      }
+    }
+  }
+
+  // --- pair pages: filters and view, kept in the address (#show=modified,added&chapter=205&view=side) --
   var filters = document.getElementById("filters");
   if (filters) {
     var rows = Array.prototype.slice.call(document.querySelectorAll("li.change"));
     var chapter = document.getElementById("chapter");
     var shown = document.getElementById("shown");
+    var boxes = Array.prototype.slice.call(filters.querySelectorAll("input[name=class]"));
+    var side = false;
+    var state = function () {
+      var on = boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; });
+      return "show=" + on.join(",") + (chapter.value ? "&chapter=" + encodeURIComponent(chapter.value) : "") +
+        (side ? "&view=side" : "");
+    };
+    var remember = function () {
+      try { history.replaceState(null, "", "#" + state()); } catch (e) { /* an old browser: the state is not kept */ }
+    };
     var apply = function () {
       var on = {};
-      filters.querySelectorAll("input[name=class]").forEach(function (box) { on[box.value] = box.checked; });
+      boxes.forEach(function (box) { on[box.value] = box.checked; });
       var ch = chapter.value, n = 0;
       rows.forEach(function (row) {
         var visible = on[row.dataset.class] === true && (!ch || row.dataset.chapter === ch);
@@ -60,15 +98,53 @@
       });
       text(shown, n + " of " + rows.length + " shown");
     };
-    filters.addEventListener("change", apply);
-    var view = function (side) {
+    var view = function (toSide) {
+      side = toSide;
       document.body.classList.toggle("side", side);
       document.body.classList.toggle("inline", !side);
       document.getElementById("view-side").setAttribute("aria-pressed", String(side));
       document.getElementById("view-inline").setAttribute("aria-pressed", String(!side));
     };
-    document.getElementById("view-inline").addEventListener("click", function () { view(false); });
-    document.getElementById("view-side").addEventListener("click", function () { view(true); });
-    apply();
+    var restore = function () {
+      var hash = decodeURIComponent(location.hash.slice(1));
+      if (hash.indexOf("=") >= 0) {
+        var params = {};
+        hash.split("&").forEach(function (kv) { var i = kv.indexOf("="); params[kv.slice(0, i)] = kv.slice(i + 1); });
+        if ("show" in params) {
+          var wanted = params.show.split(",");
+          boxes.forEach(function (box) { box.checked = wanted.indexOf(box.value) >= 0; });
+        }
+        chapter.value = params.chapter || "";
+        view(params.view === "side");
+      } else if (hash) {  // a link to one change: make sure it is shown
+        var target = document.getElementById(hash);
+        if (target && target.dataset.class) {
+          boxes.forEach(function (box) { if (box.value === target.dataset.class) { box.checked = true; } });
+          if (chapter.value && chapter.value !== target.dataset.chapter) { chapter.value = ""; }
+        }
+      }
+      apply();
+      if (hash && hash.indexOf("=") < 0 && document.getElementById(hash)) { document.getElementById(hash).scrollIntoView(); }
+    };
+    filters.addEventListener("change", function () { apply(); remember(); });
+    document.getElementById("view-inline").addEventListener("click", function () { view(false); remember(); });
+    document.getElementById("view-side").addEventListener("click", function () { view(true); remember(); });
+    window.addEventListener("hashchange", restore);  // a link to another change on this page
+    restore();
+  }
+
+  // --- source pages: a link to lines 515-521 highlights them all (?lines=515-521#L515) ----------
+  var lines = /[?&]lines=(\d+)-(\d+)/.exec(location.search);
+  if (lines && document.querySelector("pre.source")) {
+    for (var i = +lines[1]; i <= +lines[2] && i - lines[1] < 5000; i += 1) {
+      var line = document.getElementById("L" + i);
+      if (line) { line.classList.add("hl"); }
+    }
+  }
+
+  // --- lineage pages: cosmetic differences greyed unless asked for ------------------------------
+  var cosmetic = document.getElementById("show-cosmetic");
+  if (cosmetic) {
+    cosmetic.addEventListener("change", function () { document.body.classList.toggle("show-cosmetic", cosmetic.checked); });
   }
 })();

@@ -1,0 +1,150 @@
+"""The rules reader: one page per edition with the whole text, an anchor per rule (its number),
+example and glossary term, every rule reference in the text a link; and a stable address per
+current rule number (`rules/205.1a.html`, `?as-of=DATE` for the number in force on a date).
+
+Text is escaped here, piece by piece, and handed to the templates as Markup: the only tags in it
+are the links and italics this module writes.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+
+from markupsafe import Markup, escape
+
+from pipeline.segment import natural_key
+
+# A rule reference in running text, as the rules print them:
+#   "rule 402.9" / "Rule 212.9c" / "rules 113 and 114" / "rules 702.19b-c" / "section 8" / a bare "702.19".
+# A bare three-digit number is a rule only after "rule(s)" ("100 life" is not).
+NUMBER = r"\d{3}(?:\.\d+[a-z]?(?:[-–][a-z])?)?"
+REFERENCE = re.compile(
+    rf"\b(?P<list>[Rr]ules?\s+{NUMBER}(?:(?:,\s*|,?\s+(?:and|or|through|to)\s+(?:rules?\s+)?){NUMBER})*)"
+    r"|\b[Ss]ections?\s+(?P<section>[1-9])\b"
+    r"|(?<![\w.])(?P<dotted>\d{3}\.\d+[a-z]?(?:[-–][a-z])?)(?![\w])")
+NUMBER_ONLY = re.compile(NUMBER)
+ITALICS = re.compile(r"(?<![\w])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w])")  # "_Magic_" as printed in some editions
+HEADINGS = ("part", "chapter", "section")
+
+
+def anchor(rule_id: str, kind: str) -> str:
+    """An element id: the rule number itself, or a glossary term with its spaces as underscores."""
+    return re.sub(r"\s+", "_", rule_id.strip()) if kind == "glossary" else rule_id
+
+
+def change_anchor(old: str, new: str) -> str:
+    """The id of a change on a pair page: c-212.1b-204.1a (c--204.1a added, c-212.1b- removed)."""
+    return re.sub(r"\s+", "_", f"c-{old}-{new}")
+
+
+def plain(text: str) -> Markup:
+    """Escaped text with `_italics_` shown as italics."""
+    out, last = [], 0
+    for m in ITALICS.finditer(text):
+        out += [escape(text[last:m.start()]), Markup("<i>"), escape(m[1]), Markup("</i>")]
+        last = m.end()
+    out.append(escape(text[last:]))
+    return Markup("").join(out)
+
+
+def target_of(number: str) -> str:
+    """"702.19b-c" -> "702.19b": a range links to its first rule."""
+    return re.split(r"[-–]", number)[0]
+
+
+def linked(text: str, ids: set[str], href=lambda n: f"#{n}", counts: list[int] | None = None) -> Markup:
+    """`text` escaped, with every reference to a rule in `ids` a link. `counts` (if given) gets
+    [references seen, references linked] added to it."""
+    out, last = [], 0
+    seen = done = 0
+    for m in REFERENCE.finditer(text):
+        out.append(plain(text[last:m.start()]))
+        if m["section"]:
+            pieces = [(m.start("section"), m.end("section"), m["section"])]
+        else:
+            base = m.start("list") if m["list"] else m.start("dotted")
+            pieces = [(base + n.start(), base + n.end(), n[0]) for n in NUMBER_ONLY.finditer(m[0])]
+        pos = m.start()
+        for start, end, number in pieces:
+            out.append(escape(text[pos:start]))
+            seen += 1
+            if target_of(number) in ids:
+                done += 1
+                out += [Markup('<a href="%s">') % href(target_of(number)), escape(number), Markup("</a>")]
+            else:
+                out.append(escape(number))
+            pos = end
+        out.append(escape(text[pos:m.end()]))
+        last = m.end()
+    out.append(plain(text[last:]))
+    if counts is not None:
+        counts[0] += seen
+        counts[1] += done
+    return Markup("").join(out)
+
+
+def edition_page(edition: dict, records: list[dict], lineage_href) -> dict:
+    """The context of one edition's page: its table of contents and every record, in print order,
+    with anchors, linked references and a link to its lineage. `records` are rules.csv rows."""
+    ids = {r["rule_id"] for r in records if r["kind"] != "glossary"}
+    counts = [0, 0]
+    entries, used = [], set()
+    for r in sorted(records, key=print_order):
+        rid = anchor(r["rule_id"], r["kind"])
+        while rid in used:  # a number printed twice: the second copy gets its own anchor
+            rid += "~2"
+        used.add(rid)
+        examples = [{"id": f"{rid}-ex{i}", "html": linked(e, ids, counts=counts)}
+                    for i, e in enumerate(json.loads(r["examples"] or "[]"), 1)]
+        entries.append({"id": rid, "number": r["rule_id"], "kind": r["kind"], "title": plain(r["title"]),
+                        "html": linked(r["text"], ids, counts=counts), "examples": examples,
+                        "history": lineage_href(r["lineage_id"]) if r["lineage_id"] else ""})
+    toc = [e for e in entries if e["kind"] in ("part", "chapter")]
+    return {"edition": edition, "entries": entries, "toc": toc,
+            "glossary": any(e["kind"] == "glossary" for e in entries),
+            "references": {"seen": counts[0], "linked": counts[1]}}
+
+
+def print_order(r: dict) -> tuple:
+    """The order of the printed rules: each part before its chapters (rules.csv lists all parts
+    first), then the glossary, then anything else (commentary) in its file order."""
+    number = r["rule_id"]
+    if r["kind"] == "glossary":
+        return (1, (), int(r["line_start"] or 0))
+    if r["kind"] == "commentary" or not number[:1].isdigit():
+        return (2, (), int(r["line_start"] or 0))
+    return (0, (number[0],) + natural_key(number), int(r["line_start"] or 0))
+
+
+def by_edition(rules: Iterable[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for r in rules:
+        out.setdefault(r["edition"], []).append(r)
+    return out
+
+
+def current_rules(rules_by_edition: dict[str, list[dict]], editions: list[dict]) -> Iterator[dict]:
+    """One stable address per rule number of the latest complete edition: the numbers its lineage
+    had, as spans of editions, so a page can find the number in force on any date."""
+    complete = [e["edition"] for e in editions if e["status"] == "complete" and e["edition"] in rules_by_edition]
+    if not complete:
+        return
+    before = dict(zip(complete[1:], complete))
+    spans: dict[str, list[list[str]]] = {}
+    for edition in complete:
+        for r in rules_by_edition[edition]:
+            if not r["lineage_id"] or r["kind"] in ("glossary", "commentary"):
+                continue
+            lineage = spans.setdefault(r["lineage_id"], [])
+            if lineage and lineage[-1][2] == r["rule_id"] and lineage[-1][1] == before.get(edition):
+                lineage[-1][1] = edition
+            else:
+                lineage.append([edition, edition, r["rule_id"]])
+    current = complete[-1]
+    for r in rules_by_edition[current]:
+        if r["kind"] in ("glossary", "commentary") or not r["lineage_id"]:
+            continue
+        yield {"number": r["rule_id"], "edition": current, "lineage_id": r["lineage_id"],
+               "spans": spans.get(r["lineage_id"], []), "text": r["text"] or r["title"]}
+

@@ -1,0 +1,123 @@
+"""The CLI as a new user meets it (issue 14): compare shows everything, --json always parses,
+history explains itself, rule numbers and dates are read the way people write them."""
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from pipeline import lookup
+from pipeline.cli import main
+from conftest import ARCHIVE, needs_archive
+
+HEAD = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game\n\n100. General\n\n"
+
+
+def invoke(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result
+
+
+@pytest.mark.parametrize("typed, expected", [
+    ("205.1a", "205.1a"), ("CR 205.1a", "205.1a"), ("205.1a.", "205.1a"), ("205.1A", "205.1a"),
+    ("rule 205.1a", "205.1a"), ("  205.1a ", "205.1a"), ("205", "205"), ("212.8.Ruling.1", "212.8.Ruling.1"),
+    # near misses that must not change
+    ("Summoning Sickness", "Summoning Sickness"), ("CR", "CR"), ("Rules Text", "Rules Text"),
+])
+def test_rule_numbers_are_normalised(typed, expected):
+    assert lookup.normalise(typed) == expected
+
+
+def test_suggestions_and_edition_in_force():
+    known = {"205.1", "205.1a", "205.1b", "702.19b", "Summoning Sickness"}
+    assert lookup.suggestions("205.1z", known)[:2] == ["205.1a", "205.1b"] or "205.1a" in lookup.suggestions("205.1z", known)
+    assert lookup.suggestions("summoning sicknes", known) == ["Summoning Sickness"]
+    assert lookup.suggestions("999.9z", known) == []
+    editions = ["2003-10-01", "2009-07-11", "2011-06-17"]
+    assert lookup.in_force("2010-01-01", editions) == "2009-07-11"
+    assert lookup.in_force("2011-06-17", editions) == "2011-06-17"
+    with pytest.raises(Exception, match="no edition was in force on 2001-01-01: the first is 2003-10-01"):
+        lookup.in_force("2001-01-01", editions)
+
+
+def _files(tmp_path):
+    (tmp_path / "a.txt").write_text(HEAD.format("May 1, 2009") + "100.1. A player may play a card from his or her "
+                                    "hand.\nExample: A player plays a land.\n\n100.2. Each game has a winner.\n\n"
+                                    "100.3. Dropped rule text.\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_text(HEAD.format("July 11, 2009").replace("100. General", "100. Generalities") +
+                                    "100.1. Each game has a winner.\n\n100.2. A player may cast a card from their "
+                                    "hand.\nExample: A player casts a land.\n\n100.4. A brand new rule here.\n",
+                                    encoding="utf-8")
+
+
+def test_compare_shows_added_removed_titles_and_examples(tmp_path):
+    _files(tmp_path)
+    result = invoke("compare", tmp_path / "a.txt", tmp_path / "b.txt")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "    + A brand new rule here." in out.splitlines()
+    assert "    - Dropped rule text." in out.splitlines()
+    assert "title: [-General-]{+Generalities+}" in out
+    assert "example 1: Example: A player [-plays-]{+casts+} a land." in out
+
+
+@needs_archive
+def test_every_json_option_gives_valid_json(tmp_path, seeds_run):
+    _, processed = seeds_run
+    _files(tmp_path)
+    (tmp_path / "cases.csv").write_text("from_edition,to_edition,old,new,expected,evidence\n"
+                                        "2009-05-01,2009-07-11,212.9c,306.3,same,test\n", encoding="utf-8")
+    runs = {
+        "history": ["history", "205.1a", "--processed", processed],
+        "compare": ["compare", tmp_path / "a.txt", tmp_path / "b.txt"],
+        "accuracy": ["accuracy", "--corpus", ARCHIVE, "--cases", tmp_path / "cases.csv"],
+    }
+    with_json = {name for name, cmd in main.commands.items() if any(p.name == "as_json" for p in cmd.params)}
+    assert with_json == set(runs)  # a new --json command needs a case here
+    for name, args in runs.items():
+        result = CliRunner().invoke(main, [str(a) for a in args] + ["--json"])
+        assert result.exit_code == 0, (name, result.output)
+        json.loads(result.stdout)
+
+
+@needs_archive
+@pytest.mark.parametrize("a, b", [("2009-05-01", "2009-07-11"), ("2025-06-06", "2026-01-16")])
+def test_compare_counts_are_the_datasets_counts(archive_run, a, b):
+    _, processed = archive_run
+    result = CliRunner().invoke(main, ["compare", a, b, "--processed", str(processed), "--json"])
+    assert result.exit_code == 0, result.output[-500:]
+    found = pd.Series([c["change"] for c in json.loads(result.stdout)]).value_counts().to_dict()
+    changes = pd.read_csv(processed / "changes.csv", keep_default_na=False, dtype=str)
+    expected = changes[(changes.from_edition == a) & (changes.to_edition == b)].change.value_counts().to_dict()
+    assert found == expected
+    assert sum(1 for c in json.loads(result.stdout) if c["kind"] == "glossary") > 100
+
+
+@needs_archive
+def test_history_explains_itself(archive_run):
+    _, processed = archive_run
+    out = invoke("history", "212.1b", "--processed", processed).output
+    lines = out.splitlines()
+    assert lines[0].startswith("3 lineages carried 212.1b") and "[1/3] lineage 2003-10-01:212.1b" in lines
+    first = lines.index("[1/3] lineage 2003-10-01:212.1b")
+    assert "first" in lines[first + 1] and "When an object's type changes" in lines[first + 2]  # the first text
+    heading = invoke("history", "205", "--processed", processed, "--edition", "2026-01-16").output
+    assert "205        “Type Line”" in heading
+    for typed in ("CR 205.1a", "205.1a.", "205.1A"):
+        result = invoke("history", typed, "--processed", processed, "--edition", "2026-01-16")
+        assert result.exit_code == 0 and "lineage 2003-10-01:212.1b" in result.output, typed
+    result = invoke("history", "205.1a", "--processed", processed, "--edition", "2014-01-01")
+    assert result.exit_code == 0 and "2014-01-01 is not an edition: 2013-05-01 is the edition in force" in result.output
+    result = invoke("history", "205.1z", "--processed", processed)
+    assert result.exit_code == 1 and "did you mean 205.1" in result.output
+    result = invoke("history", "205.1a", "--processed", processed, "--edition", "1999-01-01")
+    assert result.exit_code == 1 and "the first is 2003-10-01" in result.output
+
+
+def test_history_shows_commentary_text(seeds_run):
+    _, processed = seeds_run
+    out = invoke("history", "205.1a", "--processed", processed).output
+    assert "commentary 002_fe0d7c38d7e9f0fd.c4 (" in out and "citing 204.1a" in out
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if "commentary 002_fe0d7c38d7e9f0fd.c4" in line)
+    assert len(lines[at + 1].strip()) > 20  # its words, not only its id
