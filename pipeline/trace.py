@@ -120,7 +120,7 @@ def unexplained(mine: list[Unit], theirs: list[Unit]) -> list[Unit]:
     return [u for u in mine if u.weight > 0 and not any(alike(u, t, inside=True) for t in theirs)]
 
 
-def flows(old_units: list[Unit], new_units: list[Unit]) -> dict[tuple[int, int], float]:
+def flows(old_units: list[Unit], new_units: list[Unit], home=lambda i, j: False) -> dict[tuple[int, int], float]:
     """(old rule, new rule) -> weight of the text that went from one to the other. Each new
     sentence came from its best old counterpart; an old sentence went to its best new counterpart,
     unless it was cut in pieces (302.4a and 302.4b are both pieces of one sentence of 212.3d).
@@ -143,14 +143,15 @@ def flows(old_units: list[Unit], new_units: list[Unit]) -> dict[tuple[int, int],
             best = max(best, (likeness(old_units[k], b), -k))
         if best[0] > 0:
             best_of_new[m] = (-best[1], best[0])
-    best_of_old: dict[int, tuple[float, int]] = {}  # old sentence -> (score, new sentence) it went to whole
+    best_of_old: dict[int, tuple] = {}  # old sentence -> (score, at home, new sentence) it went to whole
     for m, (k, score) in sorted(best_of_new.items()):
-        if not _piece_of(new_units[m], old_units[k], score) and score > best_of_old.get(k, (0.0, -1))[0]:
-            best_of_old[k] = (score, m)
+        key = (score, home(old_units[k].rule, new_units[m].rule))
+        if not _piece_of(new_units[m], old_units[k], score) and key > best_of_old.get(k, (0.0, False, -1))[:2]:
+            best_of_old[k] = (*key, m)
     out: dict[tuple[int, int], float] = defaultdict(float)
     for m, (k, score) in sorted(best_of_new.items()):
         a, b = old_units[k], new_units[m]
-        if _piece_of(b, a, score) or best_of_old[k][1] == m:  # a whole sentence goes to one place only
+        if _piece_of(b, a, score) or best_of_old[k][2] == m:  # a whole sentence goes to one place only
             out[(a.rule, b.rule)] += min(a.weight, b.weight)
     return dict(out)
 
@@ -193,7 +194,7 @@ def trace(old: list[Rule], new: list[Rule], o: list[int], n: list[int], primary:
         pool_new += un[j] if i is None else ([] if i in exact else unexplained(un[j], uo[i]))
     own_old = {i: sum(u.weight for u in uo[i]) or 1.0 for i in o}
     own_new = {j: sum(u.weight for u in un[j]) or 1.0 for j in n}
-    flow = {k: f for k, f in flows(pool_old, pool_new).items()
+    flow = {k: f for k, f in flows(pool_old, pool_new, home).items()
             if f >= MIN_FLOW or (f >= WHOLE * own_new[k[1]] and f >= MIN_FLOW / 2)}
     traced = _decide(flow, dict(primary), own_old, own_new, home)
     lost = defaultdict(float)
