@@ -183,7 +183,7 @@ def _home(old, new, found):
 def word_similarity(a: list[str], b: list[str]) -> np.ndarray:
     """0-100 cosine similarity of the texts' content words, each weighted by its rarity in them."""
     vocab: dict[str, int] = {}
-    rows = [[vocab.setdefault(w, len(vocab)) for w in content_words(t)] for t in a + b]
+    rows = [[vocab.setdefault(w, len(vocab)) for w in sorted(content_words(t))] for t in a + b]
     df = np.bincount([k for r in rows for k in r], minlength=len(vocab)).astype(np.float32)
     idf = np.log((len(rows) + 1) / (df + 0.5)).astype(np.float32)
     data = np.concatenate([idf[r] for r in rows]) if vocab else np.zeros(0, np.float32)

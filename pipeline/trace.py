@@ -86,7 +86,7 @@ def idf_of(texts: dict[int, list[str]]) -> dict[str, float]:
 
 def weight(words: frozenset[str], idf: dict[str, float]) -> float:
     """About one per word, less for common words: the amount of a rule's own text."""
-    return sum(idf.get(w, 0.0) for w in words)
+    return sum(idf.get(w, 0.0) for w in sorted(words))  # sorted: float sums must not follow hash order
 
 
 def likeness(a: Unit, b: Unit, inside: bool = False) -> float:
@@ -137,7 +137,7 @@ def flows(old_units: list[Unit], new_units: list[Unit], home=lambda i, j: False)
             continue
         shared = Counter(k for w in b.words for k in index.get(w, ()))
         best = (0.0, -1)
-        for k, count in shared.most_common(CANDIDATES):
+        for k, count in sorted(shared.items(), key=lambda x: (-x[1], x[0]))[:CANDIDATES]:
             if count * 2 < min(len(old_units[k].words), len(b.words)):
                 break
             best = max(best, (likeness(old_units[k], b), -k))

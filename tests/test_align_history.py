@@ -6,6 +6,7 @@ from pipeline.align import _assign, align
 from pipeline.edition import Edition
 from pipeline.lineage import build
 from pipeline.records import Rule
+from conftest import ARCHIVE, needs_archive
 from test_align import changes_of, edition, rule
 
 
@@ -202,3 +203,32 @@ def test_alignment_of_an_edition_with_itself_is_all_same():
     old = edition("2000-01-01", ("212.9d", LOYALTY), ("212.9e", "Planeswalkers can be attacked."))
     new = edition("2001-01-01", ("212.9d", LOYALTY), ("212.9e", "Planeswalkers can be attacked."))
     assert sorted(m.method for m in align(old, new)) == ["same", "same"]
+
+
+DIGEST = """
+import hashlib, sys, tempfile
+from pathlib import Path
+from pipeline.edition import editions, merge
+from pipeline.ingest import ingest
+from pipeline.lineage import build
+from pipeline.segment import ParagraphCache, segment
+with tempfile.TemporaryDirectory() as empty:
+    docs = [d for d in ingest(Path(empty), [Path(sys.argv[1])]).docs if d.edition in ("2009-05-01", "2009-07-11")]
+cache = ParagraphCache(None)
+cache.analyse_docs(docs)
+rules = merge([r for d in docs for r in segment(d, cache)], docs)
+history = build(rules, editions(rules, docs))
+rows = [(c.old_rule_id, c.new_rule_id, c.change, c.method, c.score, c.similarity) for c in history.changes]
+print(hashlib.sha256(repr(rows).encode()).hexdigest())
+"""
+
+
+@needs_archive
+def test_alignment_does_not_depend_on_the_hash_seed():
+    """Ties must not be broken by set order: the same editions give the same history in every process."""
+    import os
+    import subprocess
+    import sys
+    digests = {subprocess.run([sys.executable, "-c", DIGEST, str(ARCHIVE)], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(digests) == 1
