@@ -16,8 +16,10 @@ from pipeline.fetch_lock import fetched_url
 from pipeline.ingest import Rejection
 from pipeline.lineage import History, cascades, cited_lineages, rule_key
 from pipeline.records import CleanDoc, Rule
+from pipeline import parquet
+from pipeline.database import Database
 from pipeline.schema import BY_NAME
-from pipeline.segment import natural_key
+from pipeline.ruleid import sort_key as natural_key
 from pipeline.store import write_atomic_with
 
 LAYOUT = {"line breaks", "blank lines", "indentation and trailing spaces"}  # counted, not logged line by line
@@ -35,6 +37,7 @@ def rule_rows(rules: list[Rule], history: History | None = None) -> pd.DataFrame
         row["lineage_id"] = history.lineage.get(key, "") if history else ""
         row["last_changed"] = history.last_changed.get(key, "") if history else ""
         row["citations"] = [asdict(c) for c in r.citations]
+        row["rule_flags"] = list(r.flags)  # not "flags": that would hide pandas' DataFrame.flags
         rows.append(row)
     return frame("rules", rows)
 
@@ -212,15 +215,23 @@ def _agrees(tag: str, changed: str, first: str, complete: list[str]) -> str:
     return "yes" if low < tag <= changed else "no"
 
 
+def flatten(chunk: pd.DataFrame, name: str) -> pd.DataFrame:
+    """List and object fields as JSON text: the CSV's (and the database's) form of a table."""
+    flat = chunk.copy()
+    for column in (c.name for c in BY_NAME[name].columns if c.type in ("array", "object")):
+        flat[column] = [json.dumps(list(v) if isinstance(v, tuple) else v, ensure_ascii=False) for v in flat[column]]
+    return flat
+
+
 CHUNK = 5000  # rows converted and written at a time: memory stays flat however big the run
 
 
-def write_table(data: pd.DataFrame, folder: Path, name: str) -> None:
-    """name.csv (list and object fields as JSON strings) and, unless the schema says not,
-    name.jsonl (one JSON object per line), streamed in chunks."""
+def write_table(data: pd.DataFrame, folder: Path, name: str, db: Database | None = None) -> None:
+    """name.csv (list and object fields as JSON strings), name.parquet (typed) and, unless the
+    schema says not, name.jsonl (one JSON object per line), streamed in chunks; with `db`, the
+    rows also go into the SQLite database."""
     table = BY_NAME[name]
     assert list(data.columns) == table.names, f"{name}: columns drift from pipeline/schema.py"
-    nested = [c.name for c in table.columns if c.type in ("array", "object")]
     chunks = [data.iloc[i:i + CHUNK] for i in range(0, len(data), CHUNK)] or [data]
 
     def jsonl(f):
@@ -231,12 +242,12 @@ def write_table(data: pd.DataFrame, folder: Path, name: str) -> None:
 
     def csv(f):
         for n, chunk in enumerate(chunks):
-            flat = chunk.copy()
-            for column in nested:
-                flat[column] = [json.dumps(list(v) if isinstance(v, tuple) else v, ensure_ascii=False)
-                                for v in flat[column]]
+            flat = flatten(chunk, name)
             flat.to_csv(f, index=False, header=n == 0, lineterminator="\r\n")
+            if db is not None:  # the database stores lists as the same JSON text
+                db.add(name, flat)
 
     if table.jsonl:
         write_atomic_with(folder / f"{name}.jsonl", jsonl)
+    parquet.write(folder, name, chunks)
     write_atomic_with(folder / f"{name}.csv", csv)

@@ -15,6 +15,7 @@ from tqdm import tqdm
 
 from pipeline import datapackage, export, lineage, publish
 from pipeline.cache import Cache, code_hash
+from pipeline.database import Database
 from pipeline.edition import Edition, editions, merge
 from pipeline.fetch_lock import LOCK_NAME
 from pipeline.overrides import read_overrides
@@ -126,11 +127,19 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     }
     summaries = {"sources": datapackage.summarize(result.sources_frame),
                  "discards": datapackage.summarize(result.discards_frame)}
-    for name, build in tables.items():
-        data = build()
-        export.write_table(data, out, name)
-        summaries[name] = datapackage.summarize(data)
-        del data
+    db = Database(out)
+    for name, frame in (("sources", result.sources_frame), ("discards", result.discards_frame)):
+        db.add(name, export.flatten(frame, name))
+    try:
+        for name, build in tables.items():
+            data = build()
+            export.write_table(data, out, name, db)
+            summaries[name] = datapackage.summarize(data)
+            del data
+        db.close()
+    except BaseException:
+        db.abandon()
+        raise
     datapackage.write(out, summaries)
     result.seconds["export"] = time.perf_counter() - start
     return result
