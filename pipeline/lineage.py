@@ -20,13 +20,9 @@ from pipeline.edition import Edition
 from pipeline.overrides import Overrides
 from pipeline.patterns import SUBRULE_LETTERS as L
 from pipeline.cache import Damaged, tuples
-from pipeline.records import Match, Rule, RuleChange
+from pipeline.records import Match, Rule, RuleChange, rule_key
 
 PRIMARY = ("same", "moved", "fuzzy", "override", "traced", "renamed")
-
-
-def rule_key(r: Rule) -> tuple[str, str, str, int]:
-    return (r.edition, r.kind, r.rule_id, r.occurrence)
 
 
 def mint(r: Rule) -> str:

@@ -111,6 +111,11 @@ class Rule:
     pieces: tuple[tuple[int, int], ...] = field(default=(), compare=False)  # offsets into CleanDoc.content
 
 
+def rule_key(r: Rule) -> tuple[str, str, str, int]:
+    """A rule's identity within a run: edition, kind, number, occurrence (the rules table's key)."""
+    return (r.edition, r.kind, r.rule_id, r.occurrence)
+
+
 @dataclass(frozen=True, slots=True)
 class Match:
     """Old record `old` (index into the old list) is new record `new` (index into the new list).
