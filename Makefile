@@ -25,7 +25,7 @@ datasets: $(STAMP)
 	$(PY) -m pipeline run --raw raw $(CORPUS_ARGS) --processed processed --no-reports
 
 report: $(STAMP)
-	$(PY) -m pipeline report --raw raw $(CORPUS_ARGS) --processed processed --reports reports
+	$(PY) -m pipeline report --processed processed --reports reports
 
 test: $(STAMP) browser
 	$(PY) -m pytest -q

@@ -8,7 +8,7 @@ from pipeline.align import align
 from pipeline.errors import PipelineError
 from pipeline.history import load_rules
 from pipeline.ingest import read_source
-from pipeline.lineage import change_between
+from pipeline.diff import change_between
 from pipeline.records import Rule, RuleChange
 from pipeline.segment import ParagraphCache, segment
 from pipeline.sources import ADAPTERS
@@ -22,9 +22,14 @@ def rules_of(spec: str, processed: Path) -> list[Rule]:
         cache = ParagraphCache()
         cache.analyse_docs([doc])
         return segment(doc, cache)
-    rules = load_rules(processed, spec)
+    try:
+        rules = load_rules(processed, spec)
+    except PipelineError as e:
+        if "not an edition date" not in str(e):
+            raise
+        rules = []
     if not rules:
-        raise PipelineError(f"{spec!r} is neither a file nor an edition in {processed / 'rules.jsonl'}")
+        raise PipelineError(f"{spec!r} is neither a file nor an edition in {processed / 'rules.parquet'}")
     return rules
 
 

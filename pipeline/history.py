@@ -1,67 +1,53 @@
-"""Reading the datasets back: one rule's history, and records for `compare`."""
+"""Reading the datasets back (through pipeline/load.py, as records): one rule's history, and
+records for `compare`."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import pandas as pd
-
-from pipeline import publish
+from pipeline import load
 from pipeline.diff import redline
 from pipeline.errors import PipelineError
-from pipeline.records import Citation, Rule
-
-LIST_FIELDS = ("examples", "sentences", "references", "flags", "variants")
-
-
-def _read(processed: Path, name: str) -> pd.DataFrame:
-    path = processed / name
-    if not path.exists():
-        raise PipelineError(f"{name} is missing: run `python -m pipeline run` first", path=processed)
-    return pd.read_csv(path, keep_default_na=False, dtype=str)
+from pipeline.records import Rule, RuleChange, rule_key
 
 
 def history(processed: Path, rule_id: str, edition: str | None = None) -> list[dict]:
     """Every lineage that carried `rule_id` (in `edition`, if given), edition by edition."""
-    rules = _read(processed, "rules.csv")
-    changes = _read(processed, "changes.csv")
-    publish.verify(processed, ["rules.csv", "changes.csv", "citations.csv"])  # never mix two runs' tables
-    hits = rules[(rules.rule_id == rule_id) & (rules.kind != "commentary")]
-    if edition:
-        hits = hits[hits.edition == edition]
-    if hits.empty:
+    found = load.rules(processed, edition, filters=[("rule_id", "=", rule_id), ("kind", "!=", "commentary")])
+    lineages = list(dict.fromkeys(found.lineage[rule_key(r)] for r in found.rules if rule_key(r) in found.lineage))
+    if not lineages:
         where = f" in edition {edition}" if edition else ""
-        raise PipelineError(f"no rule {rule_id}{where} in {processed / 'rules.csv'}")
-    citations = _read(processed, "citations.csv")
+        raise PipelineError(f"no rule {rule_id}{where} in {processed / 'rules.parquet'}")
+    mine = load.rules(processed, filters=[("lineage_id", "in", lineages)])
+    changes = load.changes(processed, filters=[("lineage_id", "in", lineages)])
+    moved = load.changes(processed, filters=[("change", "in", ["split", "merged"])])
+    cited = {(c["lineage_id"], c["rule_id"]) for c in load.rows(processed, "citations",
+                                                                 filters=[("lineage_id", "in", lineages)])
+             if c["cited_by"] == "CR"}
     out = []
-    for lineage in dict.fromkeys(hits.lineage_id):
-        versions = rules[rules.lineage_id == lineage].sort_values("edition")
+    for lineage in lineages:
+        versions = sorted((r for r in mine.rules if mine.lineage.get(rule_key(r)) == lineage), key=lambda r: r.edition)
         steps, previous = [], None
-        for _, row in versions.iterrows():
-            step = changes[(changes.lineage_id == lineage) & (changes.to_edition == row.edition)]
-            change = step.change.iloc[0] if len(step) else ("first" if previous is None else "unchanged")
-            old_text = previous.text if previous is not None else ""
-            steps.append({"edition": row.edition, "rule_id": row.rule_id, "source": row.source,
-                          "change": change, "note": step.note.iloc[0] if len(step) else "", "renumbered": bool(len(step)) and step.renumbered.iloc[0] == "True",
-                          "text": row.text, "redline": redline(old_text, row.text) if previous is not None else "",
-                          "lines": f"{row.line_start}-{row.line_end}",
-                          "commentary": sorted(set(citations[(citations.lineage_id == lineage) &
-                                                             (citations.cited_by == "CR")].rule_id))})
-            previous = row
-        ends = changes[(changes.lineage_id == lineage) & changes.change.isin(["removed", "merged"])]
+        for r in versions:
+            step = next((c for c in changes if c.lineage_id == lineage and c.to_edition == r.edition), None)
+            change = step.change if step else ("first" if previous is None else "unchanged")
+            steps.append({"edition": r.edition, "rule_id": r.rule_id, "source": r.source,
+                          "change": change, "note": step.note if step else "", "renumbered": bool(step and step.renumbered),
+                          "text": r.text, "redline": redline(previous.text, r.text) if previous is not None else "",
+                          "lines": f"{r.line_start}-{r.line_end}",
+                          "commentary": sorted(rid for lid, rid in cited if lid == lineage)})
+            previous = r
+        ends = [c for c in changes if c.lineage_id == lineage and c.change in ("removed", "merged")]
         out.append({"lineage_id": lineage, "versions": steps,
-                    "ends": [{"edition": r.to_edition, "change": r.change, "into": r.new_rule_id}
-                             for _, r in ends.iterrows()],
-                    "relations": _relations(changes, lineage, versions)})
+                    "ends": [{"edition": c.to_edition, "change": c.change, "into": c.new_rule_id} for c in ends],
+                    "relations": _relations(moved, lineage, versions)})
     return out
 
 
-def _relations(changes: pd.DataFrame, lineage: str, versions: pd.DataFrame) -> list[dict]:
+def _relations(moved: list[RuleChange], lineage: str, versions: list[Rule]) -> list[dict]:
     """Splits and merges this lineage took part in: where it came from, what was cut from it, what it took in."""
-    mine = set(zip(versions.edition, versions.rule_id))
-    moved = changes[changes.change.isin(["split", "merged"])]
+    mine = {(r.edition, r.rule_id) for r in versions}
     out = []
-    for _, c in moved.iterrows():
+    for c in moved:
         if c.change == "split" and c.lineage_id == lineage:
             out.append({"how": "split from", "rule_id": c.old_rule_id, "edition": c.from_edition})
         elif c.change == "split" and (c.from_edition, c.old_rule_id) in mine:
@@ -72,20 +58,5 @@ def _relations(changes: pd.DataFrame, lineage: str, versions: pd.DataFrame) -> l
 
 
 def load_rules(processed: Path, edition: str) -> list[Rule]:
-    """The Rule records of one edition, read back from rules.jsonl."""
-    path = processed / "rules.jsonl"
-    if not path.exists():
-        raise PipelineError("rules.jsonl is missing: run `python -m pipeline run` first", path=processed)
-    publish.verify(processed, ["rules.jsonl"])
-    out = []
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            row = json.loads(line)
-            if row["edition"] != edition:
-                continue
-            fields = {k: row[k] for k in ("edition", "source", "rule_id", "kind", "parent", "title", "text",
-                                          "compare", "line_start", "line_end", "occurrence")}
-            fields.update({k: tuple(row[k]) for k in LIST_FIELDS})
-            fields["citations"] = tuple(Citation(**c) for c in row["citations"])
-            out.append(Rule(**fields))
-    return out
+    """The Rule records of one edition."""
+    return load.rules(processed, edition).rules

@@ -8,13 +8,14 @@ never used together. Reading is column by column (pyarrow), then one record per 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from pipeline import publish
+from pipeline import parquet, publish
 from pipeline.errors import PipelineError
 from pipeline.records import Citation, Rule, RuleChange, rule_key
 from pipeline.schema import BY_NAME
@@ -36,10 +37,13 @@ class Loaded:
     changes: list[RuleChange] = field(default_factory=list)
 
 
-def read(processed: Path, name: str, columns: list[str] | None = None, filters=None) -> pa.Table:
-    """One table, checked against the run that published it; dates as ISO text, a null date as ''."""
-    file = f"{name}.parquet"
-    publish.verify(processed, [file])
+def read(processed: Path, name: str, columns: list[str] | None = None, filters=None, check: bool = True,
+         file: str | None = None) -> pa.Table:
+    """One table, checked against the run that published it (unless the caller holds the run's
+    staging folder: `check=False`); dates as ISO text, a null date as ''."""
+    file = f"{file or name}.parquet"
+    if check:
+        publish.verify(processed, [file])
     try:
         table = pq.read_table(processed / file, columns=columns, filters=filters)
     except (OSError, pa.ArrowException) as e:
@@ -54,17 +58,21 @@ def columns(table: pa.Table) -> dict[str, list]:
     return {name: table.column(name).to_pylist() for name in table.column_names}
 
 
-def rows(processed: Path, name: str, filters=None) -> list[dict]:
-    """A table as typed rows (dicts in the schema's column order), for the tables without a record class."""
-    data = columns(read(processed, name, filters=filters))
-    names = BY_NAME[name].names
-    return [dict(zip(names, values)) for values in zip(*(data[n] for n in names))]
+def rows(processed: Path, name: str, filters=None, only: list[str] | None = None, check: bool = True) -> list[dict]:
+    """A table as typed rows, as export's frame held them (dicts in the schema's column order;
+    `only` some columns): for the tables without a record class, and for the reports."""
+    names = only or BY_NAME[name].names
+    data = columns(read(processed, name, columns=names, filters=filters, check=check))
+    return [dict(zip(names, values))
+            for values in zip(*(parquet.python(name, n, data[n]) for n in names))]
 
 
-def rules(processed: Path, edition: str | None = None) -> Loaded:
-    """Rule records (of one edition, if given), with their lineage ids and last changes."""
-    filters = [("edition", "=", pa.scalar(edition).cast(pa.date32()))] if edition else None
-    data = columns(read(processed, "rules", filters=filters))
+def rules(processed: Path, edition: str | None = None, filters=None, file: str | None = None) -> Loaded:
+    """Rule records (of one edition, if given, or those pyarrow `filters` keep), with their lineage
+    ids and last changes."""
+    if edition:
+        filters = (filters or []) + [("edition", "=", _date(edition))]
+    data = columns(read(processed, "rules", filters=filters, file=file))
     for name in TUPLES:
         data[name] = [tuple(v) for v in data[name]]
     data["citations"] = [tuple(Citation(**c) for c in cs) for cs in data["citations"]]
@@ -81,12 +89,19 @@ def rules(processed: Path, edition: str | None = None) -> Loaded:
     return out
 
 
+def _date(text: str) -> pa.Scalar:
+    try:
+        return pa.scalar(date.fromisoformat(text), pa.date32())
+    except ValueError:
+        raise PipelineError(f"{text!r} is not an edition date (YYYY-MM-DD)") from None
+
+
 def _ops(ops: list[dict]) -> tuple:
     return tuple(tuple(op.values()) for op in ops)
 
 
-def changes(processed: Path) -> list[RuleChange]:
-    data = columns(read(processed, "changes"))
+def changes(processed: Path, filters=None, file: str | None = None) -> list[RuleChange]:
+    data = columns(read(processed, "changes", filters=filters, file=file))
     data["ops"] = [_ops(v) for v in data["ops"]]
     data["title_ops"] = [_ops(v) for v in data["title_ops"]]
     data["example_ops"] = [tuple(_ops(each) for each in v) for v in data["example_ops"]]

@@ -55,15 +55,29 @@ def _column(table: str, name: str, values, kind: pa.DataType) -> pa.Array:
     return pa.array(values, kind)
 
 
+def python(table: str, name: str, values: list) -> list:
+    """The inverse of `_column` for one column's Python values (from Arrow's to_pylist): word
+    operations back to lists, maps back to dicts; the rest is already what export wrote."""
+    if (table, name) in OPS:
+        return [[list(op.values()) for op in ops] for ops in values]
+    if (table, name) == ("changes", "example_ops"):
+        return [[[list(op.values()) for op in ops] for ops in each] for each in values]
+    if (table, name) == ("sources", "discarded_by_reason"):
+        return [dict(v) for v in values]
+    return values
+
+
 def arrow_table(name: str, chunk) -> pa.Table:
     """One chunk of a table's frame (the schema's columns, in order) as an Arrow table."""
     schema = arrow_schema(BY_NAME[name])
     return pa.Table.from_arrays([_column(name, f.name, list(chunk[f.name]), f.type) for f in schema], schema=schema)
 
 
-def write(folder: Path, name: str, chunks) -> None:
-    """name.parquet from the chunks of its frame, under a temporary name renamed into place."""
-    path = folder / f"{name}.parquet"
+def write(folder: Path, name: str, chunks, file: str | None = None) -> None:
+    """name.parquet (or file.parquet) from the chunks of table `name`'s frame, under a temporary
+    name renamed into place."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{file or name}.parquet"
     with _naming(path):
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
         os.close(fd)

@@ -111,6 +111,17 @@ class Rule:
     pieces: tuple[tuple[int, int], ...] = field(default=(), compare=False)  # offsets into CleanDoc.content
 
 
+@dataclass(frozen=True, slots=True)
+class Edition:
+    edition: str  # ISO date
+    edition_end: str  # end of the date range when the sources only give a range, else ""
+    sources: tuple[str, ...]
+    complete: bool  # at least one source is a whole official edition
+    counts: dict[str, int]  # records by kind
+    conflicts: int
+    truncated: bool = False  # an official text that stops early (no complete copy of it): a fragment
+
+
 def rule_key(r: Rule) -> tuple[str, str, str, int]:
     """A rule's identity within a run: edition, kind, number, occurrence (the rules table's key)."""
     return (r.edition, r.kind, r.rule_id, r.occurrence)

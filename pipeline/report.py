@@ -17,10 +17,11 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from pipeline.clean import LINE_BREAK
 from pipeline.diff import word_ops
-from pipeline import publish
+from pipeline import load, publish
 from pipeline.errors import PipelineError
+from pipeline.schema import BY_NAME
 from pipeline.records import CleanDoc
-from pipeline.segment import natural_key
+from pipeline.ruleid import chapter as chapter_of, sort_key as natural_key
 from pipeline.store import write_atomic, write_if_changed
 
 NEEDED = ("editions", "sources", "discards", "rules", "changes", "citations", "terminology", "renumberings")
@@ -54,23 +55,25 @@ def pair_file(a: str, b: str) -> str:
 
 
 RULE_COLUMNS = ["edition", "source", "rule_id", "kind", "lineage_id", "title", "text", "examples", "citations",
-                "flags", "line_start", "line_end"]  # what the pages show of rules.csv
+                "rule_flags", "line_start", "line_end"]  # what the pages show of the rules table
 
 
-def _read(processed: Path, name: str) -> pd.DataFrame:
-    path = processed / f"{name}.csv"
-    if not path.exists():
-        raise PipelineError(f"{name}.csv is missing: run `python -m pipeline run` first", path=processed)
-    return pd.read_csv(path, keep_default_na=False, dtype=str, usecols=RULE_COLUMNS if name == "rules" else None)
+def _read(processed: Path, name: str, check: bool = False) -> pd.DataFrame:
+    """A table as the typed loader gives it (booleans, lists, numbers as they were exported); the
+    caller has checked the run (verify), or holds its staging folder."""
+    if not (processed / f"{name}.parquet").exists():
+        raise PipelineError(f"{name}.parquet is missing: run `python -m pipeline run` first", path=processed)
+    rows = load.rows(processed, name, only=RULE_COLUMNS if name == "rules" else None, check=check)
+    return pd.DataFrame(rows, columns=RULE_COLUMNS if name == "rules" else BY_NAME[name].names, dtype=object)
 
 
 def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, progress=None,
            run_id: str | None = None) -> list[Path]:
     """Write every page, tagged with the run id of the datasets; `docs` (the cleaned sources) adds a
     line-by-line page per source. Without `run_id`, the tables must all be from one published run."""
-    data = {name: _read(processed, name) for name in NEEDED}
     if run_id is None:
-        run_id = publish.verify(processed, [f"{name}.csv" for name in NEEDED])
+        run_id = publish.verify(processed, [f"{name}.parquet" for name in NEEDED])
+    data = {name: _read(processed, name) for name in NEEDED}
     env = environment()
     env.globals["run_id"] = run_id
     written: list[Path] = []
@@ -125,7 +128,6 @@ def _remove_stale(reports: Path, written: set[Path]) -> None:
 def _editions(frame: pd.DataFrame) -> list[dict]:
     out = frame.to_dict(orient="records")
     for e in out:
-        e["sources"] = json.loads(e["sources"])
         e["numbered"] = sum(int(e[k]) for k in ("parts", "chapters", "sections", "rules", "subrules", "rulings"))
     return out
 
@@ -136,8 +138,8 @@ def _steps(changes: pd.DataFrame, runs: pd.DataFrame) -> list[dict]:
         counts = Counter(group["change"])
         out.append({"from": a, "to": b, "counts": {c: counts.get(c, 0) for c in CLASSES},
                     "changed": sum(counts.get(c, 0) for c in ("modified", "renamed", "added", "removed", "split", "merged")),
-                    "renumbered": int((group["renumbered"] == "True").sum()),
-                    "review": int((group["review"] == "True").sum()),
+                    "renumbered": int(group["renumbered"].sum()),
+                    "review": int(group["review"].sum()),
                     "runs": runs[(runs.from_edition == a) & (runs.to_edition == b)].to_dict(orient="records")})
     return out
 
@@ -200,7 +202,7 @@ def _texts(rules: list[dict]) -> dict[tuple[str, str], dict]:
 
 def _changes_by_step(changes: pd.DataFrame) -> dict[tuple[str, str], list[dict]]:
     """The rows a pair page shows (all but the plain unchanged), grouped by step."""
-    shown = changes[(changes.change != "unchanged") | (changes.renumbered == "True")]
+    shown = changes[(changes.change != "unchanged") | changes.renumbered.astype(bool)]
     out: dict[tuple[str, str], list[dict]] = {}
     for c in shown.to_dict(orient="records"):
         out.setdefault((c["from_edition"], c["to_edition"]), []).append(c)
@@ -209,19 +211,18 @@ def _changes_by_step(changes: pd.DataFrame) -> dict[tuple[str, str], list[dict]]
 
 def _pair_rows(changes: list[dict], old_of, new_of) -> list[dict]:
     """A pair page's rows: each change with its redline. `old_of` / `new_of` give a rule's record
-    (a dict with text and title) by number; ops may be JSON (from changes.csv) or lists."""
+    (a dict with text and title) by number."""
     rows = []
     for c in changes:
         old, new = old_of(c["old_rule_id"]) or {}, new_of(c["new_rule_id"]) or {}
         old_text = old.get("text") or old.get("title") or ""
         new_text = new.get("text") or new.get("title") or ""
         ops = c["ops"] if old.get("text") or new.get("text") else c["title_ops"]
-        ops = json.loads(ops) if isinstance(ops, str) else ops
         if not ops and old_text != new_text:  # added or removed: no stored operations, the whole text is one
             ops = [list(op) for op in word_ops(old_text, new_text)]
         inline, left, right = segments(old_text, new_text, ops)
         number = c["new_rule_id"] or c["old_rule_id"]
-        chapter = number.split(".")[0] if number[:1].isdigit() else "glossary"
+        chapter = chapter_of(number)
         rows.append({**c, "inline": inline, "left": left, "right": right, "chapter": chapter,
                      "key": natural_key(number),
                      "lineage_href": lineage_file(c["lineage_id"]) if c["lineage_id"] else ""})
@@ -231,7 +232,7 @@ def _pair_rows(changes: list[dict], old_of, new_of) -> list[dict]:
 
 def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame):
     """Each lineage with its versions, redlines and the commentary citing it, one at a time."""
-    worth = changes[(changes.change != "unchanged") | (changes.renumbered == "True")]  # the rest reads "unchanged"
+    worth = changes[(changes.change != "unchanged") | changes.renumbered.astype(bool)]  # the rest reads "unchanged"
     by_step = {(c["lineage_id"], c["to_edition"]): c for c in worth.to_dict(orient="records")}
     ends = {}
     for c in changes[changes.change.isin(["removed", "merged"])].to_dict(orient="records"):
@@ -243,7 +244,7 @@ def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame)
             note = commentary.get((c["edition"], c["rule_id"]))
             if note and all(n["rule_id"] != note["rule_id"] for n in notes.get(c["lineage_id"], [])):
                 notes.setdefault(c["lineage_id"], []).append({**note, "cited": c["value"], "linked_by": c["linked_by"],
-                                                               "examples": json.loads(note["examples"])})
+                                                               "examples": note["examples"]})
     groups: dict[str, list[dict]] = {}
     for r in rules:
         if r["lineage_id"]:
@@ -256,11 +257,10 @@ def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame)
             change = step["change"] if step else ("first" if previous is None else "unchanged")
             before = (previous["text"] or previous["title"]) if previous is not None else ""
             now = r["text"] or r["title"]
-            ops = json.loads(step["ops"] if r["text"] else step["title_ops"]) if step and previous is not None else []
+            ops = (step["ops"] if r["text"] else step["title_ops"]) if step and previous is not None else []
             inline, _, _ = segments(before, now, ops) if ops else ([("same", now)], [], [])
-            versions.append({**r, "change": change, "note": step["note"] if step else "", "renumbered": bool(step) and step["renumbered"] == "True",
-                             "inline": inline, "examples": json.loads(r["examples"]),
-                             "citations": json.loads(r["citations"]), "flags": json.loads(r["flags"]),
+            versions.append({**r, "change": change, "note": step["note"] if step else "", "renumbered": bool(step) and step["renumbered"],
+                             "inline": inline, "flags": r["rule_flags"],
                              "source_ids": r["source"].split(";")})
             previous = r
         yield {"id": lineage, "versions": versions, "end": ends.get(lineage),
@@ -298,8 +298,6 @@ def _index_entry(lineage: dict) -> list:
 def _sources(sources: pd.DataFrame, discards: pd.DataFrame) -> list[dict]:
     out = sources.to_dict(orient="records")
     for s in out:
-        s["discarded_by_reason"] = json.loads(s["discarded_by_reason"] or "{}")
-        s["warnings"] = json.loads(s["warnings"] or "[]")
         s["discards"] = discards[discards["source_id"] == s["source_id"]].to_dict(orient="records")
     return out
 
@@ -352,7 +350,7 @@ def render_comparison(changes, old_rules, new_rules, reports: Path, name: str) -
     step = {"from": name.split("_")[0], "to": name.split("_")[-1], "counts": {c: counts.get(c, 0) for c in CLASSES},
             "renumbered": sum(c.renumbered for c in changes), "review": sum(c.review for c in changes), "runs": []}
     shown = [{"old_rule_id": c.old_rule_id, "new_rule_id": c.new_rule_id, "change": c.change,
-              "renumbered": str(c.renumbered), "review": str(c.review), "similarity": c.similarity,
+              "renumbered": c.renumbered, "review": c.review, "similarity": c.similarity,
               "ops": [list(op) for op in c.ops], "title_ops": [list(op) for op in c.title_ops], "lineage_id": "",
               "note": c.note}
              for c in changes if c.change != "unchanged" or c.renumbered]

@@ -174,7 +174,7 @@ def test_source_html_is_escaped_and_never_runs(page, tmp_path):
     entry = '[[source]]\nfile = "{}"\nformat = "copy"\nkind = "copy"\nedition = "{}"\nlanguage = "en"\n\n'
     (raw / "manifest.toml").write_text(entry.format("old.txt", "2001-01-01") + entry.format("new.txt", "2002-01-01"),
                                        encoding="utf-8")
-    result = stages.run_segment(raw, [], tmp_path / "processed", quiet=True)
+    result = stages.run_datasets(raw, [], tmp_path / "processed", quiet=True)
     reports = tmp_path / "reports"
     report.render(tmp_path / "processed", reports, result.ingested.docs)
     pages = ["index.html", "pairs/2001-01-01_2002-01-01.html", "sources.html", "sources/old.html"]
