@@ -8,15 +8,26 @@ STAMP := $(VENV)/.installed
 CORPUS ?= $(wildcard corpus)
 CORPUS_ARGS := $(foreach d,$(CORPUS),--corpus $(d))
 
-.PHONY: all run test browser datasets report bench clean fetch accuracy
+.PHONY: all run test browser datasets report bench clean fetch accuracy lock
 
 all: run
 
-$(STAMP): pyproject.toml
+LOCK := requirements.lock
+
+# The exact versions in requirements.lock (pip-compile from pyproject.toml's ranges), so a run on
+# another machine uses the same libraries and writes the same bytes; then the project itself.
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -r $(LOCK)
+	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+# Re-pin after changing a range in pyproject.toml (pip-tools is the `lock` extra).
+lock: $(STAMP)
+	$(PY) -m pip install --quiet '.[lock]'
+	$(PY) -m piptools compile --quiet --extra test --strip-extras --no-emit-index-url --no-emit-find-links \
+	    --output-file $(LOCK) pyproject.toml
 
 run: $(STAMP)
 	$(PY) -m pipeline run --raw raw $(CORPUS_ARGS) --processed processed --reports reports
@@ -25,7 +36,7 @@ datasets: $(STAMP)
 	$(PY) -m pipeline run --raw raw $(CORPUS_ARGS) --processed processed --no-reports
 
 report: $(STAMP)
-	$(PY) -m pipeline report --raw raw $(CORPUS_ARGS) --processed processed --reports reports
+	$(PY) -m pipeline report --processed processed --reports reports
 
 test: $(STAMP) browser
 	$(PY) -m pytest -q

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from pipeline import fetch as fetcher, report, stages
+from pipeline import fetch as fetcher  # its defaults are the options' defaults
 from pipeline.errors import PipelineError
 from pipeline.manifest import FORMATS as MANIFEST_FORMATS
 
@@ -57,39 +57,70 @@ def main():
     pass
 
 
-@main.command(help="Read and clean every source; write processed/sources.csv and discards.csv.")
+@main.command(help="Read and clean every source: store the cleaned sources for `segment`; write "
+                   "processed/sources and discards (the character ledger).")
 @inputs
 @outputs
 @quiet_option
 @friendly_errors
 def ingest(raw: Path, corpora: tuple[Path, ...], processed: Path, quiet: bool):
+    from pipeline import stages
     result = stages.run_ingest(raw, list(corpora), processed, quiet)
     if not quiet:
         _summary(result)
 
 
-@main.command(help="Ingest and segment into rule records; write rules, editions, glossary and sources tables.")
-@inputs
+@main.command(help="Segment the stored cleaned sources (from `ingest`) into rule records and editions, "
+                   "stored for `align`.")
 @outputs
 @quiet_option
 @click.option("--no-cache", is_flag=True, help="Ignore and do not write the paragraph cache.")
 @friendly_errors
-def segment(raw: Path, corpora: tuple[Path, ...], processed: Path, quiet: bool, no_cache: bool):
-    result = stages.run_segment(raw, list(corpora), processed, quiet, use_cache=not no_cache)
+def segment(processed: Path, quiet: bool, no_cache: bool):
+    from pipeline import stages
+    result = stages.run_segment(processed, quiet, use_cache=not no_cache)
     _warn(result)
     if not quiet:
         _summary(result)
 
 
-@main.command(name="report", help="Render the HTML reports from the datasets in --processed "
-                                   "(the sources in --raw/--corpus give the line-by-line source pages).")
-@inputs
+@main.command(help="Align the stored rule records (from `segment`) edition by edition: lineages, changes, "
+                   "renumbering runs, stored for `export` (--raw gives overrides.toml).")
+@click.option("--raw", default=Path("raw"), show_default=True, type=EXISTING_DIR,
+              help="Folder whose overrides.toml forces or forbids matches.")
+@outputs
+@quiet_option
+@click.option("--no-cache", is_flag=True, help="Ignore and do not write the alignment cache.")
+@friendly_errors
+def align(raw: Path, processed: Path, quiet: bool, no_cache: bool):
+    from pipeline import stages
+    result = stages.run_align(raw, processed, quiet, use_cache=not no_cache)
+    _warn(result)
+    if not quiet:
+        click.echo(f"{len(result.history.changes)} changes over {len(result.editions)} editions", err=True)
+
+
+@main.command(help="Export the stored records (from `ingest`, `segment` and `align`): every table as CSV, "
+                   "JSON Lines and Parquet, the SQLite database, datapackage.json and the data dictionary.")
+@outputs
+@quiet_option
+@friendly_errors
+def export(processed: Path, quiet: bool):
+    from pipeline import stages
+    result = stages.run_export(processed, quiet)
+    if not quiet:
+        click.echo(f"{result.records} records exported to {processed}/", err=True)
+
+
+@main.command(name="report", help="Render the HTML reports from the tables in --processed (read through the "
+                                   "typed loader) and the stored cleaned sources.")
 @outputs
 @click.option("--reports", default=Path("reports"), show_default=True, type=DIR, help="Where HTML is written.")
 @quiet_option
 @friendly_errors
-def report_(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, quiet: bool):
-    written = stages.run_report(raw, list(corpora), processed, reports, quiet)
+def report_(processed: Path, reports: Path, quiet: bool):
+    from pipeline import stages
+    written = stages.run_report(processed, reports, quiet)
     if not quiet:
         click.echo(f"wrote {len(written)} files to {reports}/")
 
@@ -104,6 +135,7 @@ def report_(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path
 @friendly_errors
 def run(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, no_reports: bool,
         no_cache: bool, quiet: bool):
+    from pipeline import stages
     result = stages.run_all(raw, list(corpora), processed, None if no_reports else reports, quiet,
                             use_cache=not no_cache)
     _warn(result)
@@ -141,10 +173,11 @@ def fetch_(into: Path, rules_page: str, cdx: str, wayback: str, since, formats: 
     if unknown or not wanted:
         raise click.BadParameter(f"{', '.join(unknown) or 'none given'}; known: {', '.join(fetcher.FORMATS)}",
                                  param_hint="--formats")
+    from pipeline.stages import _bar
     client = fetcher.Client(delay=delay, timeout=timeout, retries=retries)
     summary = fetcher.fetch(into, client, rules_page=rules_page, cdx=cdx, wayback=wayback, formats=wanted,
                             since=since.date().isoformat() if since else None,
-                            progress=stages._bar(quiet, "fetch"))
+                            progress=_bar(quiet, "fetch"))
     for line in fetcher.report_lines(summary):
         if not quiet or line.startswith("failed"):
             click.echo(line, err=line.startswith(("failed", "skipped")))
@@ -226,8 +259,8 @@ def identify(files: tuple[Path, ...], fmt: str | None, processed: Path):
 @outputs
 @friendly_errors
 def compare(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: Path, processed: Path):
-    from pipeline import compare as cmp
-    from pipeline.segment import natural_key
+    from pipeline import compare as cmp, report
+    from pipeline.ruleid import sort_key as natural_key
     old, new = cmp.rules_of(a, processed), cmp.rules_of(b, processed)
     for spec, rules in ((a, old), (b, new)):
         if rules and not Path(spec).is_file() and rules[0].edition != spec:
@@ -352,13 +385,13 @@ def _alignment_bench(raw: Path, corpora: list[Path]) -> None:
         click.echo(f"    {k} -> {v}: " + ", ".join(f"{r['method'].split()[0]} {r['chains'][k]}" for r in rows))
 
 
-def _warn(result: stages.Result | None) -> None:
+def _warn(result) -> None:
     """Warnings about the run itself (a damaged cache) are shown even with --quiet."""
     for w in result.warnings if result else ():
         click.echo(f"warning: {w}", err=True)
 
 
-def _summary(result: stages.Result) -> None:
+def _summary(result) -> None:
     ing = result.ingested
     for doc in ing.docs:
         s = doc.source

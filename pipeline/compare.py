@@ -1,19 +1,16 @@
 """Compare any two editions (already in processed/) or any two official files."""
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
-from pandas import read_csv
-
-from pipeline import lookup
+from pipeline import load, lookup
 from pipeline.align import align
 from pipeline.diff import redline
 from pipeline.errors import PipelineError
 from pipeline.history import load_rules
 from pipeline.ingest import read_source
-from pipeline.lineage import change_between
+from pipeline.diff import change_between
 from pipeline.records import Rule, RuleChange
 from pipeline.segment import ParagraphCache, segment
 from pipeline.sources import ADAPTERS
@@ -28,33 +25,32 @@ def rules_of(spec: str, processed: Path) -> list[Rule]:
         cache = ParagraphCache()
         cache.analyse_docs([doc])
         return segment(doc, cache)
-    rules = load_rules(processed, spec)
-    if not rules and (processed / "editions.csv").exists():  # a date between editions: the one in force
-        editions = [e for e in read_csv(processed / "editions.csv", dtype=str).edition if e]
+    try:
+        rules = load_rules(processed, spec)
+    except PipelineError as e:
+        if "not an edition date" not in str(e):
+            raise
+        rules = []
+    if not rules and (processed / "editions.parquet").exists():  # a date between editions: the one in force
+        editions = [e for e in load.columns(load.read(processed, "editions", columns=["edition"]))["edition"] if e]
         try:
             rules = load_rules(processed, lookup.in_force(spec, editions))
         except PipelineError as e:
-            raise PipelineError(f"{spec!r} is neither a file nor an edition in {processed / 'rules.jsonl'}: {e}") from None
+            raise PipelineError(f"{spec!r} is neither a file nor an edition in {processed / 'rules.parquet'}: {e}") \
+                from None
     if not rules:
-        raise PipelineError(f"{spec!r} is neither a file nor an edition in {processed / 'rules.jsonl'}")
+        raise PipelineError(f"{spec!r} is neither a file nor an edition in {processed / 'rules.parquet'}")
     return rules
 
 
 def stored(processed: Path, a: list[Rule], b: list[Rule]) -> list[RuleChange] | None:
-    """The changes the run recorded between two consecutive editions (changes.csv), so that `compare`
-    says what the datasets say; None when the run has no such step (two files, editions apart)."""
-    path = processed / "changes.csv"
-    if not (a and b and path.exists()) or a[0].source == "" or b[0].source == "":
+    """The changes the run recorded between two consecutive editions, so that `compare` says what
+    the datasets say; None when the run has no such step (two files, editions apart)."""
+    if not (a and b and (processed / "changes.parquet").exists()) or a[0].source == "" or b[0].source == "":
         return None
-    frame = read_csv(path, keep_default_na=False, dtype=str)
-    rows = frame[(frame.from_edition == a[0].edition) & (frame.to_edition == b[0].edition)]
-    if rows.empty:
-        return None
-    lists = ("ops", "title_ops", "example_ops", "substitutions")
-    return [RuleChange(**{**row, "renumbered": row["renumbered"] == "True", "review": row["review"] == "True",
-                          "similarity": float(row["similarity"] or 0), "score": float(row["score"] or 0),
-                          **{k: json.loads(row[k] or "[]") for k in lists}})
-            for row in rows.to_dict(orient="records")]
+    changes = load.changes(processed, filters=[("from_edition", "=", load.date_scalar(a[0].edition)),
+                                               ("to_edition", "=", load.date_scalar(b[0].edition))])
+    return changes or None
 
 
 def compare(a: list[Rule], b: list[Rule]) -> list[RuleChange]:

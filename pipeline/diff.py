@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
+from rapidfuzz import fuzz
+
 from pipeline.clean import compare_form
 from pipeline.patterns import NUMBER_IN_TEXT
-from pipeline.records import Rule
+from pipeline.records import Rule, RuleChange
 
 # Rule numbers, words and punctuation, each a token with the spaces after it ("212.2h " is one
 # token, not three; leaving spaces out of the sequence keeps difflib fast).
@@ -126,3 +128,23 @@ def redline(a: str, b: str) -> str:
         pos = a1
     out.append(a[pos:])
     return "".join(out)
+
+
+def change_between(a: Rule, b: Rule, lineage: str, m, change: str | None = None) -> RuleChange:
+    ops = word_ops(a.text, b.text)
+    title_ops = word_ops(a.title, b.title)
+    example_ops = tuple(word_ops(x, y) for x, y in zip(a.examples, b.examples))
+    if len(a.examples) != len(b.examples):
+        example_ops = (word_ops("\n".join(a.examples), "\n".join(b.examples)),)
+    subs = substitutions(ops) + substitutions(title_ops) + tuple(s for e in example_ops for s in substitutions(e))
+    similarity = round(fuzz.ratio(_full(a), _full(b)), 1)
+    note = ""
+    if a.kind == "glossary" and classify_text(a.rule_id, b.rule_id) not in ("unchanged", "cosmetic"):
+        change, note = change or "renamed", f"renamed from {a.rule_id}"
+    return RuleChange(a.edition, b.edition, lineage, a.rule_id, b.rule_id, b.kind, change or classify(a, b),
+                      a.rule_id != b.rule_id, similarity, m.review, m.method, m.score, ops, title_ops, example_ops,
+                      subs, note)
+
+
+def _full(r: Rule) -> str:
+    return " ".join([r.compare] + [compare_form(e) for e in r.examples])

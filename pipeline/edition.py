@@ -3,25 +3,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from pipeline.clean import compare_form
-from pipeline.records import CleanDoc, Rule
+from pipeline.records import CleanDoc, Edition, Rule  # noqa: F401 (Edition: imported from here too)
 from pipeline.segment import rule_order
 
 DAMAGE = re.compile(r"(?<=\w)\?(?=\w)|\s\?\s|--|(?<=\w)_\W|<(?:https?://|www\.)")
 FORMAT_ORDER = {"docx": 0, "rtf": 1, "official": 2, "pdf": 3}
-
-
-@dataclass(frozen=True, slots=True)
-class Edition:
-    edition: str  # ISO date
-    edition_end: str  # end of the date range when the sources only give a range, else ""
-    sources: tuple[str, ...]
-    complete: bool  # at least one source is a whole official edition
-    counts: dict[str, int]  # records by kind
-    conflicts: int
-    truncated: bool = False  # an official text that stops early (no complete copy of it): a fragment
 
 
 def merge(rules: list[Rule], docs: list[CleanDoc]) -> list[Rule]:

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.edition import Edition
 from pipeline.fetch_lock import fetched_url
 from pipeline.ingest import Rejection
-from pipeline.lineage import History, cascades, cited_lineages, rule_key
-from pipeline.records import CleanDoc, Rule
+from pipeline.records import CleanDoc, Edition, Rule, rule_key
+from pipeline import parquet
+from pipeline.database import Database
 from pipeline.schema import BY_NAME
-from pipeline.segment import natural_key
+from pipeline.ruleid import sort_key as natural_key
 from pipeline.store import write_atomic_with
 
 LAYOUT = {"line breaks", "blank lines", "indentation and trailing spaces"}  # counted, not logged line by line
@@ -27,7 +27,7 @@ def frame(table: str, rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=BY_NAME[table].names)
 
 
-def rule_rows(rules: list[Rule], history: History | None = None) -> pd.DataFrame:
+def rule_rows(rules: list[Rule], history: object | None = None) -> pd.DataFrame:
     rows = []
     for r in rules:
         key = rule_key(r)
@@ -35,11 +35,12 @@ def rule_rows(rules: list[Rule], history: History | None = None) -> pd.DataFrame
         row["lineage_id"] = history.lineage.get(key, "") if history else ""
         row["last_changed"] = history.last_changed.get(key, "") if history else ""
         row["citations"] = [asdict(c) for c in r.citations]
+        row["rule_flags"] = list(r.flags)  # not "flags": that would hide pandas' DataFrame.flags
         rows.append(row)
     return frame("rules", rows)
 
 
-def change_rows(history: History) -> pd.DataFrame:
+def change_rows(history) -> pd.DataFrame:
     rows = []
     for c in sorted(history.changes, key=_change_order):
         row = {k: getattr(c, k) for k in BY_NAME["changes"].names}
@@ -56,7 +57,7 @@ def _change_order(c) -> tuple:
             c.lineage_id)
 
 
-def lineage_rows(rules: list[Rule], history: History, eds: list[Edition]) -> pd.DataFrame:
+def lineage_rows(rules: list[Rule], history, eds: list[Edition]) -> pd.DataFrame:
     versions: dict[str, list[Rule]] = {}
     for r in rules:
         lineage = history.lineage.get(rule_key(r))
@@ -95,7 +96,7 @@ def reference_rows(rules: list[Rule]) -> pd.DataFrame:
     return frame("references", rows)
 
 
-def terminology_rows(history: History) -> pd.DataFrame:
+def terminology_rows(history) -> pd.DataFrame:
     counts = Counter((c.from_edition, c.to_edition, old, new) for c in history.changes
                      for old, new in c.substitutions)
     rows = [{"from_edition": a, "to_edition": b, "old": old, "new": new, "count": n}
@@ -121,7 +122,7 @@ def edition_rows(eds: list[Edition], rules: list[Rule]) -> pd.DataFrame:
     return frame("editions", rows)
 
 
-def glossary_rows(rules: list[Rule], history: History | None = None) -> pd.DataFrame:
+def glossary_rows(rules: list[Rule], history: object | None = None) -> pd.DataFrame:
     rows = [{"edition": r.edition, "term": r.title, "occurrence": r.occurrence, "definition": r.text,
              "examples": r.examples, "references": r.references,
              "lineage_id": history.lineage.get(rule_key(r), "") if history else "", "source": r.source,
@@ -164,11 +165,11 @@ def discard_rows(docs: list[CleanDoc]) -> pd.DataFrame:
     return frame("discards", rows)
 
 
-def renumbering_rows(history: History) -> pd.DataFrame:
-    return frame("renumberings", cascades(history.changes))
+def renumbering_rows(history) -> pd.DataFrame:
+    return frame("renumberings", history.renumberings)
 
 
-def citation_rows(rules: list[Rule], history: History, eds: list[Edition]) -> pd.DataFrame:
+def citation_rows(rules: list[Rule], history, eds: list[Edition]) -> pd.DataFrame:
     """Every citation tag, with what the computed history says about it: for a [CompRules date]
     tag, whether the date falls in the window where the rule's wording last changed; for a
     [CR 204.1a] tag, which rule that is in the cited edition and in the latest one."""
@@ -178,7 +179,7 @@ def citation_rows(rules: list[Rule], history: History, eds: list[Edition]) -> pd
     for k, lineage in sorted(history.lineage.items()):  # keys sort by edition first
         latest_number[lineage] = k[2]
         first_seen.setdefault(lineage, k[0])
-    cited = cited_lineages(rules, history)
+    cited = history.cited
     rows = []
     for r in rules:
         for n, c in enumerate(r.citations, 1):
@@ -212,15 +213,24 @@ def _agrees(tag: str, changed: str, first: str, complete: list[str]) -> str:
     return "yes" if low < tag <= changed else "no"
 
 
+def flatten(chunk: pd.DataFrame, name: str) -> pd.DataFrame:
+    """List and object fields as JSON text: the CSV's (and the database's) form of a table."""
+    flat = chunk.copy()
+    for column in (c.name for c in BY_NAME[name].columns if c.type in ("array", "object")):
+        flat[column] = [json.dumps(list(v) if isinstance(v, tuple) else v, ensure_ascii=False) for v in flat[column]]
+    return flat
+
+
 CHUNK = 5000  # rows converted and written at a time: memory stays flat however big the run
 
 
-def write_table(data: pd.DataFrame, folder: Path, name: str) -> None:
-    """name.csv (list and object fields as JSON strings) and, unless the schema says not,
-    name.jsonl (one JSON object per line), streamed in chunks."""
+def write_table(data: pd.DataFrame, folder: Path, name: str, db: Database | None = None, file: str | None = None,
+                formats: tuple[str, ...] = ("csv", "jsonl", "parquet")) -> None:
+    """name.csv (list and object fields as JSON strings), name.parquet (typed) and, unless the
+    schema says not, name.jsonl (one JSON object per line), streamed in chunks; with `db`, the
+    rows also go into the SQLite database."""
     table = BY_NAME[name]
     assert list(data.columns) == table.names, f"{name}: columns drift from pipeline/schema.py"
-    nested = [c.name for c in table.columns if c.type in ("array", "object")]
     chunks = [data.iloc[i:i + CHUNK] for i in range(0, len(data), CHUNK)] or [data]
 
     def jsonl(f):
@@ -231,12 +241,15 @@ def write_table(data: pd.DataFrame, folder: Path, name: str) -> None:
 
     def csv(f):
         for n, chunk in enumerate(chunks):
-            flat = chunk.copy()
-            for column in nested:
-                flat[column] = [json.dumps(list(v) if isinstance(v, tuple) else v, ensure_ascii=False)
-                                for v in flat[column]]
+            flat = flatten(chunk, name)
             flat.to_csv(f, index=False, header=n == 0, lineterminator="\r\n")
+            if db is not None:  # the database stores lists as the same JSON text
+                db.add(name, flat)
 
-    if table.jsonl:
-        write_atomic_with(folder / f"{name}.jsonl", jsonl)
-    write_atomic_with(folder / f"{name}.csv", csv)
+    file = file or name
+    if table.jsonl and "jsonl" in formats:
+        write_atomic_with(folder / f"{file}.jsonl", jsonl)
+    if "parquet" in formats:
+        parquet.write(folder, name, chunks, file)
+    if "csv" in formats:
+        write_atomic_with(folder / f"{file}.csv", csv)

@@ -1,79 +1,70 @@
-"""Reading the datasets back: one rule's history, and records for `compare`."""
+"""Reading the datasets back (through pipeline/load.py, as records): one rule's history, and
+records for `compare`."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import pandas as pd
-
-from pipeline import lookup, publish
+from pipeline import load, lookup
 from pipeline.diff import redline
 from pipeline.errors import PipelineError
-from pipeline.records import Citation, Rule
-
-LIST_FIELDS = ("examples", "sentences", "references", "flags", "variants")
-
-
-def _read(processed: Path, name: str) -> pd.DataFrame:
-    path = processed / name
-    if not path.exists():
-        raise PipelineError(f"{name} is missing: run `python -m pipeline run` first", path=processed)
-    return pd.read_csv(path, keep_default_na=False, dtype=str)
+from pipeline.records import Rule, RuleChange, rule_key
 
 
 def history(processed: Path, rule_id: str, edition: str | None = None) -> list[dict]:
     """Every lineage that carried `rule_id` (in `edition`, if given), edition by edition."""
-    rules = _read(processed, "rules.csv")
-    changes = _read(processed, "changes.csv")
-    publish.verify(processed, ["rules.csv", "changes.csv", "citations.csv"])  # never mix two runs' tables
-    rule_id, edition, notes = _resolve(rules, rule_id, edition)
-    hits = rules[(rules.rule_id == rule_id) & (rules.kind != "commentary")]
-    if edition:
-        hits = hits[hits.edition == edition]
-    if hits.empty:
-        _missing(rules, rule_id, edition, processed, notes)
-    citations = _read(processed, "citations.csv")
-    notes_of = rules[rules.kind == "commentary"]
-    comments = dict(zip(zip(notes_of.edition, notes_of.rule_id), notes_of.text))
+    index = load.columns(load.read(processed, "rules", columns=["edition", "rule_id", "kind"]))
+    rule_id, edition, notes = _resolve(index, rule_id, edition)
+    found = load.rules(processed, edition, filters=[("rule_id", "=", rule_id), ("kind", "!=", "commentary")])
+    lineages = list(dict.fromkeys(found.lineage[rule_key(r)] for r in found.rules if rule_key(r) in found.lineage))
+    if not lineages:
+        _missing(index, rule_id, edition, processed, notes)
+    mine = load.rules(processed, filters=[("lineage_id", "in", lineages)])
+    changes = load.changes(processed, filters=[("lineage_id", "in", lineages)])
+    moved = load.changes(processed, filters=[("change", "in", ["split", "merged"])])
+    cited = load.rows(processed, "citations", filters=[("lineage_id", "in", lineages)])
+    cited = [c for c in cited if c["cited_by"] == "CR"]
+    notes_of = load.rules(processed, filters=[("kind", "=", "commentary")]).rules
+    comments = {(r.edition, r.rule_id): r.text for r in notes_of}
     out = []
-    for lineage in dict.fromkeys(hits.lineage_id):
-        versions = rules[rules.lineage_id == lineage].sort_values("edition")
+    for lineage in lineages:
+        versions = sorted((r for r in mine.rules if mine.lineage.get(rule_key(r)) == lineage), key=lambda r: r.edition)
         steps, previous = [], None
-        for _, row in versions.iterrows():
-            step = changes[(changes.lineage_id == lineage) & (changes.to_edition == row.edition)]
-            change = step.change.iloc[0] if len(step) else ("first" if previous is None else "unchanged")
-            old_text = previous.text if previous is not None else ""
-            steps.append({"edition": row.edition, "rule_id": row.rule_id, "kind": row.kind, "title": row.title,
-                          "source": row.source,
-                          "change": change, "note": step.note.iloc[0] if len(step) else "", "renumbered": bool(len(step)) and step.renumbered.iloc[0] == "True",
-                          "text": row.text, "redline": redline(old_text, row.text) if previous is not None else "",
-                          "lines": f"{row.line_start}-{row.line_end}",
-                          "commentary": sorted(set(citations[(citations.lineage_id == lineage) &
-                                                             (citations.cited_by == "CR")].rule_id))})
-            previous = row
-        ends = changes[(changes.lineage_id == lineage) & changes.change.isin(["removed", "merged"])]
-        cited = citations[(citations.lineage_id == lineage) & (citations.cited_by == "CR")]
-        out.append({"lineage_id": lineage, "versions": steps, "query": {"rule": rule_id, "edition": edition or "",
-                                                                       "notes": notes, "matched": hits.lineage_id.nunique()},
-                    "commentary": [{"rule_id": c.rule_id, "edition": c.edition, "cited": c.value,
-                                    "text": comments.get((c.edition, c.rule_id), "")}
-                                   for c in cited.drop_duplicates("rule_id").itertuples()],
-                    "ends": [{"edition": r.to_edition, "change": r.change, "into": r.new_rule_id}
-                             for _, r in ends.iterrows()],
-                    "relations": _relations(changes, lineage, versions)})
+        for r in versions:
+            step = next((c for c in changes if c.lineage_id == lineage and c.to_edition == r.edition), None)
+            change = step.change if step else ("first" if previous is None else "unchanged")
+            steps.append({"edition": r.edition, "rule_id": r.rule_id, "kind": r.kind, "title": r.title,
+                          "source": r.source, "change": change, "note": step.note if step else "",
+                          "renumbered": bool(step and step.renumbered), "text": r.text,
+                          "redline": redline(previous.text, r.text) if previous is not None else "",
+                          "lines": f"{r.line_start}-{r.line_end}",
+                          "commentary": sorted({c["rule_id"] for c in cited if c["lineage_id"] == lineage})})
+            previous = r
+        ends = [c for c in changes if c.lineage_id == lineage and c.change in ("removed", "merged")]
+        seen, commentary = set(), []
+        for c in cited:
+            if c["lineage_id"] == lineage and c["rule_id"] not in seen:
+                seen.add(c["rule_id"])
+                commentary.append({"rule_id": c["rule_id"], "edition": c["edition"], "cited": c["value"],
+                                   "text": comments.get((c["edition"], c["rule_id"]), "")})
+        out.append({"lineage_id": lineage, "versions": steps,
+                    "query": {"rule": rule_id, "edition": edition or "", "notes": notes, "matched": len(lineages)},
+                    "commentary": commentary,
+                    "ends": [{"edition": c.to_edition, "change": c.change, "into": c.new_rule_id} for c in ends],
+                    "relations": _relations(moved, lineage, versions)})
     return out
 
 
-def _resolve(rules: pd.DataFrame, rule_id: str, edition: str | None) -> tuple[str, str | None, list[str]]:
+def _resolve(index: dict[str, list], rule_id: str, edition: str | None) -> tuple[str, str | None, list[str]]:
     """The number as the datasets spell it, and the edition in force on a date that is not one."""
     notes = []
     wanted = lookup.normalise(rule_id)
     if wanted != rule_id:
         notes.append(f"read {rule_id!r} as {wanted}")
-    if wanted not in set(rules.rule_id):  # a glossary term typed in another case
-        same = [r for r in set(rules.rule_id) if r.lower() == wanted.lower()]
+    numbers = set(index["rule_id"])
+    if wanted not in numbers:  # a glossary term typed in another case
+        same = [r for r in numbers if r.lower() == wanted.lower()]
         wanted = same[0] if len(same) == 1 else wanted
-    editions = sorted(set(rules.edition))
+    editions = sorted(set(index["edition"]))
     if edition and edition not in editions:
         resolved = lookup.in_force(edition, editions)
         notes.append(f"{edition} is not an edition: {resolved} is the edition in force on that date")
@@ -81,25 +72,25 @@ def _resolve(rules: pd.DataFrame, rule_id: str, edition: str | None) -> tuple[st
     return wanted, edition, notes
 
 
-def _missing(rules: pd.DataFrame, rule_id: str, edition: str | None, processed: Path, notes: list[str]):
+def _missing(index: dict[str, list], rule_id: str, edition: str | None, processed: Path, notes: list[str]):
     """No such rule: say what is near, and which editions have it."""
     where = f" in edition {edition}" if edition else ""
-    elsewhere = sorted(set(rules[rules.rule_id == rule_id].edition))
+    elsewhere = sorted({e for e, r in zip(index["edition"], index["rule_id"]) if r == rule_id})
     if elsewhere:
         hint = f"; it is in {', '.join(elsewhere[:3])}{' …' if len(elsewhere) > 3 else ''}"
     else:
-        close = lookup.suggestions(rule_id, set(rules[rules.kind != "commentary"].rule_id))
+        known = {r for r, k in zip(index["rule_id"], index["kind"]) if k != "commentary"}
+        close = lookup.suggestions(rule_id, known)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
     said = f" ({'; '.join(notes)})" if notes else ""
-    raise PipelineError(f"no rule {rule_id}{where} in {processed / 'rules.csv'}{hint}{said}")
+    raise PipelineError(f"no rule {rule_id}{where} in {processed / 'rules.parquet'}{hint}{said}")
 
 
-def _relations(changes: pd.DataFrame, lineage: str, versions: pd.DataFrame) -> list[dict]:
+def _relations(moved: list[RuleChange], lineage: str, versions: list[Rule]) -> list[dict]:
     """Splits and merges this lineage took part in: where it came from, what was cut from it, what it took in."""
-    mine = set(zip(versions.edition, versions.rule_id))
-    moved = changes[changes.change.isin(["split", "merged"])]
+    mine = {(r.edition, r.rule_id) for r in versions}
     out = []
-    for _, c in moved.iterrows():
+    for c in moved:
         if c.change == "split" and c.lineage_id == lineage:
             out.append({"how": "split from", "rule_id": c.old_rule_id, "edition": c.from_edition})
         elif c.change == "split" and (c.from_edition, c.old_rule_id) in mine:
@@ -110,20 +101,5 @@ def _relations(changes: pd.DataFrame, lineage: str, versions: pd.DataFrame) -> l
 
 
 def load_rules(processed: Path, edition: str) -> list[Rule]:
-    """The Rule records of one edition, read back from rules.jsonl."""
-    path = processed / "rules.jsonl"
-    if not path.exists():
-        raise PipelineError("rules.jsonl is missing: run `python -m pipeline run` first", path=processed)
-    publish.verify(processed, ["rules.jsonl"])
-    out = []
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            row = json.loads(line)
-            if row["edition"] != edition:
-                continue
-            fields = {k: row[k] for k in ("edition", "source", "rule_id", "kind", "parent", "title", "text",
-                                          "compare", "line_start", "line_end", "occurrence")}
-            fields.update({k: tuple(row[k]) for k in LIST_FIELDS})
-            fields["citations"] = tuple(Citation(**c) for c in row["citations"])
-            out.append(Rule(**fields))
-    return out
+    """The Rule records of one edition."""
+    return load.rules(processed, edition).rules

@@ -14,19 +14,14 @@ from pathlib import Path
 from rapidfuzz import fuzz
 
 from pipeline.align import align, score_form
-from pipeline.clean import compare_form
-from pipeline.diff import classify, classify_text, substitutions, word_ops
+from pipeline.diff import change_between
 from pipeline.edition import Edition
 from pipeline.overrides import Overrides
 from pipeline.patterns import SUBRULE_LETTERS as L
 from pipeline.cache import Damaged, tuples
-from pipeline.records import Match, Rule, RuleChange
+from pipeline.records import Match, Rule, RuleChange, rule_key
 
 PRIMARY = ("same", "moved", "fuzzy", "override", "traced", "renamed")
-
-
-def rule_key(r: Rule) -> tuple[str, str, str, int]:
-    return (r.edition, r.kind, r.rule_id, r.occurrence)
 
 
 def mint(r: Rule) -> str:
@@ -177,26 +172,6 @@ def _decode_pair(value, n_old: int, n_new: int):
 
 def _content(r: Rule) -> tuple:
     return (r.edition, r.kind, r.rule_id, r.occurrence, r.parent, r.title, r.text, r.compare, r.examples, r.sentences)
-
-
-def change_between(a: Rule, b: Rule, lineage: str, m, change: str | None = None) -> RuleChange:
-    ops = word_ops(a.text, b.text)
-    title_ops = word_ops(a.title, b.title)
-    example_ops = tuple(word_ops(x, y) for x, y in zip(a.examples, b.examples))
-    if len(a.examples) != len(b.examples):
-        example_ops = (word_ops("\n".join(a.examples), "\n".join(b.examples)),)
-    subs = substitutions(ops) + substitutions(title_ops) + tuple(s for e in example_ops for s in substitutions(e))
-    similarity = round(fuzz.ratio(_full(a), _full(b)), 1)
-    note = ""
-    if a.kind == "glossary" and classify_text(a.rule_id, b.rule_id) not in ("unchanged", "cosmetic"):
-        change, note = change or "renamed", f"renamed from {a.rule_id}"
-    return RuleChange(a.edition, b.edition, lineage, a.rule_id, b.rule_id, b.kind, change or classify(a, b),
-                      a.rule_id != b.rule_id, similarity, m.review, m.method, m.score, ops, title_ops, example_ops,
-                      subs, note)
-
-
-def _full(r: Rule) -> str:
-    return " ".join([r.compare] + [compare_form(e) for e in r.examples])
 
 
 def cascades(changes: list[RuleChange], min_run: int = 3) -> list[dict]:

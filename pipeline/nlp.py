@@ -17,10 +17,11 @@ from spacy.matcher import Matcher
 from spacy.tokens import Doc, Span
 from spacy.util import compile_infix_regex
 
-from pipeline.patterns import CITATION, SUBRULE_LETTERS
+from pipeline.patterns import CITATION, RULE_NUMBER
+from pipeline.ruleid import expand_range  # noqa: F401 (expand_range was defined here)
 
 # One token per rule number: 212 | 212.1 | 212.1b | 212.2h-k | 212.8.Ruling.1 (never a year: 2003).
-RULE_TOKEN = re.compile(r"^\d{3}(?:\.\d+[a-z]?(?:-[a-z])?)?(?:\.Ruling\.\d+)?$")
+RULE_TOKEN = RULE_NUMBER  # one pattern for a printed rule number (pipeline/patterns.py)
 DOTTED = r"^\d{3}\.\d+[a-z]?(?:-[a-z])?$"  # a reference needs no "rule" before it: "(see 408.2d)"
 CHAPTER = r"^\d{3}$"  # ... but a bare "409" does: "rule 409"
 PART = re.compile(r"^[1-9]$")
@@ -148,18 +149,6 @@ def _split_suffix_range(number: str) -> tuple[str, str]:
     """"212.2h-k" -> ("212.2h", "212.2k"); "212.2h" -> ("212.2h", "212.2h")."""
     m = re.fullmatch(r"(\d{3}\.\d+)([a-z])-([a-z])", number)
     return (m[1] + m[2], m[1] + m[3]) if m else (number, number)
-
-
-def expand_range(first: str, last: str) -> tuple[str, ...]:
-    """Subrules from first to last inclusive, skipping the letters l and o: 702.5a..702.5c."""
-    a = re.fullmatch(r"(\d{3}\.\d+)([a-z])", first)
-    b = re.fullmatch(r"(\d{3}\.\d+)([a-z])", last)
-    if first == last or not (a and b) or a[1] != b[1]:
-        return (first,) if first == last else (first, last)
-    letters = SUBRULE_LETTERS
-    if a[2] not in letters or b[2] not in letters or letters.index(a[2]) > letters.index(b[2]):
-        return (first, last)
-    return tuple(a[1] + ch for ch in letters[letters.index(a[2]):letters.index(b[2]) + 1])
 
 
 @Language.component("citations")

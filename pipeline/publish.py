@@ -63,13 +63,35 @@ def begin(folder: Path) -> Path:
     return stage
 
 
-def commit(folder: Path, run_id: str) -> None:
-    """List what the staging folder holds, mark it committed, and move it into place."""
-    stage = folder / STAGING
-    files = sorted(p for p in stage.rglob("*") if p.is_file() and p.name != LISTING)
-    listing = {"run_id": run_id, "files": {p.relative_to(stage).as_posix(): _digest(p) for p in files}}
-    write_atomic(stage / LISTING, json.dumps(listing, indent=1, sort_keys=True) + "\n")
-    write_atomic(stage / COMMITTED, run_id + "\n")
+STAGES = ("ingest", "segment", "align", "export")  # the order of the stages that write into processed/
+
+
+def stage_of(name: str) -> str:
+    """Which stage a published file belongs to, when a whole run writes them together."""
+    stem = name.removeprefix(".stages/").split(".")[0]
+    return stem if name.startswith(".stages/") and stem in STAGES else "export"
+
+
+def commit(folder: Path, run_id: str, stage: str | None = None) -> None:
+    """List what the staging folder holds, mark it committed, and move it into place. A whole run
+    (`stage` None) replaces every file; one stage replaces its own files and drops those of the
+    stages after it (they were made from what it replaces), keeping the earlier stages' files."""
+    staging = folder / STAGING
+    files = sorted(p for p in staging.rglob("*") if p.is_file() and p.name != LISTING)
+    new = {p.relative_to(staging).as_posix(): _digest(p) for p in files}
+    stages = {name: stage or stage_of(name) for name in new}
+    if stage is not None:
+        old, old_stages = listing(folder) or {}, _stages(folder)
+        for name, digest in old.items():
+            earlier = STAGES.index(old_stages.get(name, stage_of(name))) < STAGES.index(stage)
+            if earlier and name not in new:
+                new[name], stages[name] = digest, old_stages.get(name, stage_of(name))
+    listed = {"run_id": run_id, "files": dict(sorted(new.items()))}
+    tagged = {name: tag for name, tag in sorted(stages.items()) if tag != stage_of(name)}  # only the exceptions
+    if tagged:
+        listed["stages"] = tagged
+    write_atomic(staging / LISTING, json.dumps(listed, indent=1, sort_keys=True) + "\n")
+    write_atomic(staging / COMMITTED, run_id + "\n")
     apply(folder)
 
 
@@ -110,6 +132,13 @@ def listing(folder: Path) -> dict[str, list] | None:
         return json.loads((folder / LISTING).read_text(encoding="utf-8"))["files"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def _stages(folder: Path) -> dict[str, str]:
+    try:
+        return dict(json.loads((folder / LISTING).read_text(encoding="utf-8"))["stages"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
 
 
 def run_id(folder: Path) -> str:

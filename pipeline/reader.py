@@ -7,13 +7,12 @@ are the links and italics this module writes.
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
 
 from markupsafe import Markup, escape
 
-from pipeline.segment import natural_key
+from pipeline.ruleid import sort_key as natural_key
 
 # A rule reference in running text, as the rules print them:
 #   "rule 402.9" / "Rule 212.9c" / "rules 113 and 114" / "rules 702.19b-c" / "section 8" / a bare "702.19".
@@ -96,7 +95,7 @@ def edition_page(edition: dict, records: list[dict], lineage_href) -> dict:
             rid += "~2"
         used.add(rid)
         examples = [{"id": f"{rid}-ex{i}", "html": linked(e, ids, counts=counts)}
-                    for i, e in enumerate(json.loads(r["examples"] or "[]"), 1)]
+                    for i, e in enumerate(r["examples"] or [], 1)]
         entries.append({"id": rid, "number": r["rule_id"], "kind": r["kind"], "title": plain(r["title"]),
                         "html": linked(r["text"], ids, counts=counts), "examples": examples,
                         "history": lineage_href(r["lineage_id"]) if r["lineage_id"] else ""})

@@ -3,6 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, get_args
+
+Kind = Literal["part", "chapter", "section", "rule", "subrule", "ruling", "glossary", "commentary", "fragment"]
+Change = Literal["unchanged", "cosmetic", "reference", "modified", "renamed", "added", "removed", "split", "merged",
+                 "first_seen", "not_covered"]
+Method = Literal["same", "moved", "fuzzy", "override", "traced", "renamed", "split", "merge", "resembles",
+                 "unmatched"]
+KINDS, CHANGES, METHODS = get_args(Kind), get_args(Change), get_args(Method)
 
 # Source kinds a manifest may declare ("official" needs no entry: it is recognised by content).
 SOURCE_KINDS = ("official rules", "rulings page", "commentary", "copy")
@@ -94,7 +102,7 @@ class Rule:
     edition: str
     source: str  # source id(s), ";"-joined
     rule_id: str
-    kind: str  # part | chapter | section | rule | subrule | ruling | glossary | commentary | fragment
+    kind: Kind
     parent: str
     title: str
     text: str  # readable, unwrapped, original typography, citation tags removed
@@ -112,6 +120,22 @@ class Rule:
 
 
 @dataclass(frozen=True, slots=True)
+class Edition:
+    edition: str  # ISO date
+    edition_end: str  # end of the date range when the sources only give a range, else ""
+    sources: tuple[str, ...]
+    complete: bool  # at least one source is a whole official edition
+    counts: dict[str, int]  # records by kind
+    conflicts: int
+    truncated: bool = False  # an official text that stops early (no complete copy of it): a fragment
+
+
+def rule_key(r: Rule) -> tuple[str, str, str, int]:
+    """A rule's identity within a run: edition, kind, number, occurrence (the rules table's key)."""
+    return (r.edition, r.kind, r.rule_id, r.occurrence)
+
+
+@dataclass(frozen=True, slots=True)
 class Match:
     """Old record `old` (index into the old list) is new record `new` (index into the new list).
 
@@ -124,7 +148,7 @@ class Match:
     old: int | None
     new: int | None
     score: float  # 0-100: similarity of the words (plus structural evidence, capped at 100)
-    method: str
+    method: Method
     review: bool = False  # a borderline match a person should look at
 
 
@@ -137,12 +161,12 @@ class RuleChange:
     lineage_id: str
     old_rule_id: str
     new_rule_id: str
-    kind: str
-    change: str  # unchanged | cosmetic | reference | modified | renamed | added | removed | split | merged | first_seen
+    kind: Kind
+    change: Change
     renumbered: bool
     similarity: float  # 0-100, how alike the two texts are (comparison forms, examples included)
     review: bool
-    method: str
+    method: Method
     score: float = 0.0  # the alignment's score: similarity plus structural evidence, capped at 100
     ops: tuple = ()  # word operations: (tag, old_start, old_end, new_start, new_end, old_text, new_text)
     title_ops: tuple = ()

@@ -18,10 +18,11 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from pipeline.clean import LINE_BREAK
 from pipeline.diff import word_ops
-from pipeline import publish, reader, redline
+from pipeline import load, publish, reader, redline
 from pipeline.errors import PipelineError
+from pipeline.schema import BY_NAME
 from pipeline.records import CleanDoc
-from pipeline.segment import natural_key
+from pipeline.ruleid import chapter as chapter_of, sort_key as natural_key
 from pipeline.store import write_atomic, write_if_changed
 
 NEEDED = ("editions", "sources", "discards", "rules", "changes", "citations", "terminology", "renumberings")
@@ -60,23 +61,25 @@ def pair_file(a: str, b: str) -> str:
 
 
 RULE_COLUMNS = ["edition", "source", "rule_id", "kind", "lineage_id", "title", "text", "examples", "citations",
-                "flags", "line_start", "line_end"]  # what the pages show of rules.csv
+                "rule_flags", "line_start", "line_end"]  # what the pages show of the rules table
 
 
-def _read(processed: Path, name: str) -> pd.DataFrame:
-    path = processed / f"{name}.csv"
-    if not path.exists():
-        raise PipelineError(f"{name}.csv is missing: run `python -m pipeline run` first", path=processed)
-    return pd.read_csv(path, keep_default_na=False, dtype=str, usecols=RULE_COLUMNS if name == "rules" else None)
+def _read(processed: Path, name: str, check: bool = False) -> pd.DataFrame:
+    """A table as the typed loader gives it (booleans, lists, numbers as they were exported); the
+    caller has checked the run (verify), or holds its staging folder."""
+    if not (processed / f"{name}.parquet").exists():
+        raise PipelineError(f"{name}.parquet is missing: run `python -m pipeline run` first", path=processed)
+    rows = load.rows(processed, name, only=RULE_COLUMNS if name == "rules" else None, check=check)
+    return pd.DataFrame(rows, columns=RULE_COLUMNS if name == "rules" else BY_NAME[name].names, dtype=object)
 
 
 def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, progress=None,
            run_id: str | None = None) -> list[Path]:
     """Write every page, tagged with the run id of the datasets; `docs` (the cleaned sources) adds a
     line-by-line page per source. Without `run_id`, the tables must all be from one published run."""
-    data = {name: _read(processed, name) for name in NEEDED}
     if run_id is None:
-        run_id = publish.verify(processed, [f"{name}.csv" for name in NEEDED])
+        run_id = publish.verify(processed, [f"{name}.parquet" for name in NEEDED])
+    data = {name: _read(processed, name) for name in NEEDED}
     env = environment()
     env.globals["run_id"] = run_id
     env.globals["source_pages"] = {d.source.source_id for d in docs or ()}  # link only to pages written
@@ -144,7 +147,8 @@ def _datasets(processed: Path, reports: Path) -> list[dict]:
     folders while a run writes them: the links are to where they will be)."""
     final = lambda p: p.parent if p.name == publish.STAGING else p  # noqa: E731
     base = Path(os.path.relpath(final(processed).resolve(), final(reports).resolve())).as_posix()
-    names = ["datapackage.json", "README.md"] + [f"{n}.csv" for n in DATASETS] + [f"{n}.jsonl" for n in DATASETS]
+    names = ["datapackage.json", "README.md", "crdiff.sqlite"] + [f"{n}.{ext}" for ext in ("csv", "parquet", "jsonl")
+                                                                   for n in DATASETS]
     return [{"name": n, "href": f"{base}/{n}"} for n in names if (processed / n).exists()]
 
 
@@ -159,7 +163,6 @@ def _remove_stale(reports: Path, written: set[Path]) -> None:
 def _editions(frame: pd.DataFrame) -> list[dict]:
     out = frame.to_dict(orient="records")
     for e in out:
-        e["sources"] = json.loads(e["sources"])
         e["numbered"] = sum(int(e[k]) for k in ("parts", "chapters", "sections", "rules", "subrules", "rulings"))
     return out
 
@@ -170,8 +173,8 @@ def _steps(changes: pd.DataFrame, runs: pd.DataFrame) -> list[dict]:
         counts = Counter(group["change"])
         out.append({"from": a, "to": b, "counts": {c: counts.get(c, 0) for c in CLASSES},
                     "changed": sum(counts.get(c, 0) for c in ("modified", "renamed", "added", "removed", "split", "merged")),
-                    "renumbered": int((group["renumbered"] == "True").sum()),
-                    "review": int((group["review"] == "True").sum()),
+                    "renumbered": int(group["renumbered"].sum()),
+                    "review": int(group["review"].sum()),
                     "runs": runs[(runs.from_edition == a) & (runs.to_edition == b)].to_dict(orient="records")})
     return out
 
@@ -234,7 +237,7 @@ def _texts(rules: list[dict]) -> dict[tuple[str, str], dict]:
 
 def _changes_by_step(changes: pd.DataFrame) -> dict[tuple[str, str], list[dict]]:
     """The rows a pair page shows (all but the plain unchanged), grouped by step."""
-    shown = changes[(changes.change != "unchanged") | (changes.renumbered == "True")]
+    shown = changes[(changes.change != "unchanged") | changes.renumbered.astype(bool)]
     out: dict[tuple[str, str], list[dict]] = {}
     for c in shown.to_dict(orient="records"):
         out.setdefault((c["from_edition"], c["to_edition"]), []).append(c)
@@ -249,7 +252,7 @@ def _pair_rows(changes: list[dict], old_of, new_of) -> list[dict]:
     for c in changes:
         old, new = old_of(c["old_rule_id"]) or {}, new_of(c["new_rule_id"]) or {}
         number = c["new_rule_id"] or c["old_rule_id"]
-        chapter = number.split(".")[0] if number[:1].isdigit() else "glossary"
+        chapter = chapter_of(number)
         rows.append({**c, "parts": redline.parts(old, new, c, segments), "chapter": chapter,
                      "key": natural_key(number), "anchor": reader.change_anchor(c["old_rule_id"], c["new_rule_id"]),
                      "both": bool(c["old_rule_id"] and c["new_rule_id"]),
@@ -267,7 +270,7 @@ def _chapters(rows: list[dict], title_of) -> list[dict]:
 
 def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame, current: str = ""):
     """Each lineage with its versions, redlines and the commentary citing it, one at a time."""
-    worth = changes[(changes.change != "unchanged") | (changes.renumbered == "True")]  # the rest reads "unchanged"
+    worth = changes[(changes.change != "unchanged") | changes.renumbered.astype(bool)]  # the rest reads "unchanged"
     by_step = {(c["lineage_id"], c["to_edition"]): c for c in worth.to_dict(orient="records")}
     ends = {}
     for c in changes[changes.change.isin(["removed", "merged"])].to_dict(orient="records"):
@@ -279,7 +282,7 @@ def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame,
             note = commentary.get((c["edition"], c["rule_id"]))
             if note and all(n["rule_id"] != note["rule_id"] for n in notes.get(c["lineage_id"], [])):
                 notes.setdefault(c["lineage_id"], []).append({**note, "cited": c["value"], "linked_by": c["linked_by"],
-                                                               "examples": json.loads(note["examples"])})
+                                                               "examples": note["examples"]})
     groups: dict[str, list[dict]] = {}
     for r in rules:
         if r["lineage_id"]:
@@ -292,11 +295,11 @@ def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame,
             change = step["change"] if step else ("first" if previous is None else "unchanged")
             parts = redline.parts(previous, r, step or {}, segments) if previous is not None and step else \
                 redline.parts(r, r, {}, segments)
-            versions.append({**r, "change": change, "note": step["note"] if step else "", "renumbered": bool(step) and step["renumbered"] == "True",
+            versions.append({**r, "change": change, "note": step["note"] if step else "", "renumbered": bool(step) and bool(step["renumbered"]),
                              "parts": parts, "from_edition": previous["edition"] if previous is not None else "",
                              "from_rule_id": previous["rule_id"] if previous is not None else "",
-                             "anchor": reader.anchor(r["rule_id"], r["kind"]), "examples": json.loads(r["examples"]),
-                             "citations": json.loads(r["citations"]), "flags": json.loads(r["flags"]),
+                             "anchor": reader.anchor(r["rule_id"], r["kind"]), "examples": r["examples"],
+                             "citations": r["citations"], "flags": r["rule_flags"],
                              "source_ids": r["source"].split(";")})
             previous = r
         last = versions[-1]
@@ -350,8 +353,6 @@ def _index_entry(lineage: dict) -> list:
 def _sources(sources: pd.DataFrame, discards: pd.DataFrame) -> list[dict]:
     out = sources.to_dict(orient="records")
     for s in out:
-        s["discarded_by_reason"] = json.loads(s["discarded_by_reason"] or "{}")
-        s["warnings"] = json.loads(s["warnings"] or "[]")
         s["discards"] = discards[discards["source_id"] == s["source_id"]].to_dict(orient="records")
     return out
 
@@ -412,7 +413,7 @@ def render_comparison(changes, old_rules, new_rules, reports: Path, name: str) -
     step = {"from": name.split("_")[0], "to": name.split("_")[-1], "counts": {c: counts.get(c, 0) for c in CLASSES},
             "renumbered": sum(c.renumbered for c in changes), "review": sum(c.review for c in changes), "runs": []}
     shown = [{"old_rule_id": c.old_rule_id, "new_rule_id": c.new_rule_id, "change": c.change,
-              "renumbered": str(c.renumbered), "review": str(c.review), "similarity": c.similarity,
+              "renumbered": c.renumbered, "review": c.review, "similarity": c.similarity,
               "ops": [list(op) for op in c.ops], "title_ops": [list(op) for op in c.title_ops],
               "example_ops": [[list(op) for op in e] for e in c.example_ops], "lineage_id": "",
               "note": c.note}

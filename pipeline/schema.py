@@ -50,7 +50,8 @@ TABLES = (
         ("sentences", "array", "The text's sentences (JSON list of strings)."),
         ("references", "array", "Rule ids the text points to, ranges expanded (JSON list)."),
         ("citations", "array", "Citation tags: JSON list of {source, value, text, part}."),
-        ("flags", "array", "partial, truncated, duplicate, conflict, placeholder, orphan (JSON list)."),
+        ("rule_flags", "array", "partial, truncated, duplicate, conflict, placeholder, orphan (JSON list); not "
+                                "`flags`, which would hide pandas' `DataFrame.flags`."),
         ("variants", "array", "Other sources' differing texts, when flagged conflict (JSON list)."),
         ("line_start", "integer", "First line of the record in its source file."),
         ("line_end", "integer", "Last line of the record in its source file."),

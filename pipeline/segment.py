@@ -9,8 +9,10 @@ from pathlib import Path
 from pipeline.clean import LINE_BREAK, collapse_spaces, compare_form, strip_citations
 from pipeline.cache import Cache, code_hash, tuples
 from pipeline.nlp import Analysis, analyse, load
-from pipeline.patterns import NEAR_NUMBER, SUBRULE_LETTERS
+from pipeline.patterns import NEAR_NUMBER
 from pipeline.records import Citation, CleanDoc, Rule
+from pipeline import ruleid
+from pipeline.ruleid import RuleId, sort_key as natural_key  # natural_key: the name other modules import
 
 PLACEHOLDER = re.compile(r"^\[This (?:section|rule) has been intentionally left blank", re.I)
 KIND_ORDER = {"part": 0, "chapter": 0, "section": 0, "rule": 0, "subrule": 0, "ruling": 0,
@@ -182,15 +184,14 @@ def _misprinted(text: str, current: _Draft) -> list[tuple[int, int, str]]:
 
 def _next_numbers(rule_id: str) -> list[str]:
     """The numbers that can follow `rule_id`: the next subrule, the next rule, its first subrule."""
-    m = re.fullmatch(r"(\d{3})\.(\d+)([a-z]?)", rule_id)
-    if not m:
+    p = RuleId.parse(rule_id)
+    if not p or p.shape not in ("rule", "subrule"):
         return []
-    chapter, number, letter = m[1], int(m[2]), m[3]
-    out = [f"{chapter}.{number + 1}", f"{chapter}.{number + 1}a"]
-    if letter in SUBRULE_LETTERS[:-1]:
-        out.append(f"{chapter}.{number}{SUBRULE_LETTERS[SUBRULE_LETTERS.index(letter) + 1]}")
-    elif not letter:
-        out.append(f"{chapter}.{number}a")
+    out = [f"{p.chapter}.{p.number + 1}", f"{p.chapter}.{p.number + 1}a"]
+    if p.shape == "rule":
+        out.append(f"{rule_id}a")
+    elif p.next():
+        out.append(p.next())
     return out
 
 
@@ -208,10 +209,8 @@ def _one_slip(printed: str, intended: str) -> bool:
 
 def previous_rule_id(rule_id: str) -> str:
     """212.1e -> 212.1d (subrule letters skip l and o); '' when it cannot be known."""
-    m = re.fullmatch(r"(\d{3}\.\d+)([a-z])", rule_id)
-    if not m or m[2] not in SUBRULE_LETTERS or m[2] == SUBRULE_LETTERS[0]:
-        return ""
-    return m[1] + SUBRULE_LETTERS[SUBRULE_LETTERS.index(m[2]) - 1]
+    parsed = RuleId.parse(rule_id)
+    return parsed.previous() if parsed and parsed.shape == "subrule" else ""
 
 
 def _close_pieces(drafts: list[_Draft], length: int) -> None:
@@ -260,28 +259,20 @@ def _freeze(doc: CleanDoc, drafts: list[_Draft]) -> list[Rule]:
 
 
 def kind_of(rule_id: str, text: str, has_more: bool) -> str:
+    parsed = RuleId.parse(rule_id)
+    shape = parsed.shape if parsed else None
     if ".Ruling." in rule_id:
         return "ruling"
-    if re.fullmatch(r"[1-9]", rule_id):
-        return "part"
-    if re.fullmatch(r"\d{3}", rule_id):
-        return "chapter"
-    if re.fullmatch(r"\d{3}\.\d+", rule_id):
+    if shape in ("part", "chapter"):
+        return shape
+    if shape == "rule":
         title_like = 0 < len(text.split()) <= 9 and not text.endswith((".", ":", ";", ")")) and text[:1].isupper()
         return "section" if title_like and not has_more else "rule"
     return "subrule"
 
 
 def parent_of(rule_id: str, kind: str) -> str:
-    if kind == "ruling":
-        return rule_id.split(".Ruling.")[0]
-    if kind == "subrule":
-        return rule_id.rstrip("abcdefghijklmnopqrstuvwxyz")
-    if kind in ("rule", "section"):
-        return rule_id.split(".")[0]
-    if kind == "chapter":
-        return rule_id[0]
-    return ""
+    return ruleid.parent(rule_id) if kind in ("ruling", "subrule", "rule", "section", "chapter") else ""
 
 
 def _sentences(parts) -> Iterable[str]:
@@ -326,11 +317,6 @@ def _citations(parts, example_parts=()) -> list[Citation]:
 def _example_heads(example_parts):
     """The parts that begin an example (the others continue the one before)."""
     return [p for p in example_parts if p[1] is None or p[1].example]
-
-
-def natural_key(rule_id: str) -> tuple:
-    """212.2 < 212.10 < 212.10a; non-numbered ids (glossary terms) sort by text."""
-    return tuple((0, int(x), "") if x.isdigit() else (1, 0, x.lower()) for x in re.findall(r"\d+|[^\d.]+", rule_id))
 
 
 def rule_order(r: Rule) -> tuple:

@@ -1,4 +1,7 @@
-"""The whole run as a short list of stage calls; each stage is also a CLI command of its own."""
+"""The whole run as a short list of stage calls: ingest, segment, align, export, report. Each is
+also a CLI command of its own that reads the previous stage's stored output (pipeline/stored.py)
+and publishes only its own (pipeline/publish.py: a stage's commit keeps the earlier stages' files
+and drops the later ones', so processed/ never mixes two runs)."""
 from __future__ import annotations
 
 import hashlib
@@ -10,20 +13,17 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import pandas as pd
 from tqdm import tqdm
 
-from pipeline import datapackage, export, lineage, publish
+from pipeline import datapackage, export, publish, stored
 from pipeline.cache import Cache, code_hash
-from pipeline.edition import Edition, editions, merge
+from pipeline.database import Database
 from pipeline.fetch_lock import LOCK_NAME
 from pipeline.identify import resolve_auto
 from pipeline.overrides import read_overrides
 from pipeline.ingest import Ingested, discover, ingest
-from pipeline.schema import TABLES
 from pipeline.store import write_atomic
-from pipeline.records import Rule
-from pipeline.segment import ParagraphCache, segment
+from pipeline.records import Edition, Rule
 
 CACHE_FILE = ".cache/cache.sqlite"
 
@@ -33,7 +33,7 @@ class Result:
     ingested: Ingested
     rules: list[Rule] = field(default_factory=list)
     editions: list[Edition] = field(default_factory=list)
-    history: lineage.History | None = None
+    history: object = None  # pipeline.lineage.History, when this process aligned
     sources_frame: object = None
     discards_frame: object = None
     seconds: dict[str, float] = field(default_factory=dict)
@@ -47,20 +47,58 @@ def _bar(quiet: bool, desc: str, unit: str = "file"):
 
 
 def run_ingest(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False, write: bool = True) -> Result:
-    """Ingest alone; with `write`, publish sources.csv and discards.csv as one run."""
+    """Ingest alone: the cleaned sources for `segment`, and sources and discards tables (records
+    not yet counted), published as the run's first stage."""
     if not write:
         return _ingest(raw, corpora, quiet)
     with publish.locked(processed):
         rid = run_id(raw, corpora)
         result = _ingest(raw, corpora, quiet)
-        _write_sources(result, publish.begin(processed))
-        publish.commit(processed, rid)
+        out = publish.begin(processed)
+        stored.save_ingested(out, result.ingested)
+        _write_sources(result, out)
+        publish.commit(processed, rid, "ingest")
     return result
 
 
-def run_segment(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False,
-                use_cache: bool = True) -> Result:
-    """Everything but the reports, published as one run."""
+def run_segment(processed: Path, quiet: bool = False, use_cache: bool = True) -> Result:
+    """Segment alone: the stored ingest output -> rule records and editions."""
+    with publish.locked(processed):
+        rid = publish.run_id(processed)
+        result = Result(stored.load_ingested(processed))
+        _segment(result, processed / CACHE_FILE if use_cache else None, quiet)
+        stored.save_segmented(publish.begin(processed), result.rules, result.editions)
+        publish.commit(processed, rid, "segment")
+    return result
+
+
+def run_align(raw: Path, processed: Path, quiet: bool = False, use_cache: bool = True) -> Result:
+    """Align alone: the stored rule records -> lineages and changes (raw/overrides.toml applies)."""
+    with publish.locked(processed):
+        rid = publish.run_id(processed)
+        result = Result(Ingested())
+        result.rules, result.editions = stored.load_segmented(processed)
+        aligned = _align(result, read_overrides(raw), processed / CACHE_FILE if use_cache else None, quiet)
+        stored.save_aligned(publish.begin(processed), aligned)
+        publish.commit(processed, rid, "align")
+    return result
+
+
+def run_export(processed: Path, quiet: bool = False) -> Result:
+    """Export alone: every table (CSV, JSON Lines, Parquet), the SQLite database, the data package."""
+    with publish.locked(processed):
+        rid = publish.run_id(processed)
+        result = Result(stored.load_ingested(processed))
+        result.rules, result.editions = stored.load_segmented(processed)
+        result.records = len(result.rules)
+        _export(result, stored.load_aligned(processed), publish.begin(processed))
+        publish.commit(processed, rid, "export")
+    return result
+
+
+def run_datasets(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False,
+                 use_cache: bool = True) -> Result:
+    """Every stage but the reports, published as one run (the records stay in the result)."""
     with publish.locked(processed):
         rid = run_id(raw, corpora)
         result = _build(raw, corpora, publish.begin(processed), processed / CACHE_FILE if use_cache else None, quiet)
@@ -68,13 +106,15 @@ def run_segment(raw: Path, corpora: list[Path], processed: Path, quiet: bool = F
     return result
 
 
-def run_report(raw: Path, corpora: list[Path], processed: Path, reports: Path, quiet: bool = False) -> list[Path]:
-    """The reports alone, from the published datasets, tagged with their run id."""
+def run_report(processed: Path, reports: Path, quiet: bool = False) -> list[Path]:
+    """The reports alone, from the published tables (through the typed loader) and the stored
+    cleaned sources (for the line-by-line source pages), tagged with their run id."""
     from pipeline import report
     with publish.locked(reports):
-        rid = publish.verify(processed, [f"{name}.csv" for name in report.NEEDED])
-        written = report.render(processed, publish.begin(reports), sources_for_report(raw, corpora, processed),
-                                progress=_bar(quiet, "report", "page"), run_id=rid)
+        rid = publish.verify(processed, [f"{name}.parquet" for name in report.NEEDED])
+        docs = stored.load_ingested(processed).docs if (processed / stored.FOLDER / "ingest.json.gz").exists() else []
+        written = report.render(processed, publish.begin(reports), docs, progress=_bar(quiet, "report", "page"),
+                                run_id=rid)
         publish.commit(reports, rid)
     return written
 
@@ -86,9 +126,9 @@ def _ingest(raw: Path, corpora: list[Path], quiet: bool) -> Result:
     return result
 
 
-def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, quiet: bool) -> Result:
-    """Ingest, segment, align and export into `out` (a staging folder); caches in `cache_file`."""
-    result = _ingest(raw, corpora, quiet)
+def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
+    from pipeline.edition import editions, merge
+    from pipeline.segment import ParagraphCache, segment
     start = time.perf_counter()
     docs = result.ingested.docs
     cache = ParagraphCache(cache_file)
@@ -105,17 +145,41 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     result.editions = editions(result.rules, docs)
     result.cache = (cache.misses, len(cache.data))
     result.seconds["segment"] = time.perf_counter() - start
+
+
+def _align(result: Result, overrides, cache_file: Path | None, quiet: bool) -> stored.Aligned:
+    from pipeline import lineage
     start = time.perf_counter()
     pairs = Cache(cache_file, "pairs", code_hash("pipeline.lineage", ("rapidfuzz", "scipy")))
-    result.history = lineage.build(result.rules, result.editions, read_overrides(raw),
-                                   pairs if cache_file else None, progress=_bar(quiet, "align", "edition"))
+    history = lineage.build(result.rules, result.editions, overrides, pairs if cache_file else None,
+                            progress=_bar(quiet, "align", "edition"))
     pairs.close()
     result.warnings += pairs.warnings
+    result.history = history
+    aligned = stored.Aligned(history.changes, history.lineage, history.last_changed,
+                             lineage.cascades(history.changes), lineage.cited_lineages(result.rules, history))
     result.seconds["align"] = time.perf_counter() - start
+    return aligned
+
+
+def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, quiet: bool) -> Result:
+    """Every stage into `out` (a staging folder), each stage's stored output included, so the
+    stages after it can also be run alone later; caches in `cache_file`."""
+    result = _ingest(raw, corpora, quiet)
+    stored.save_ingested(out, result.ingested)
+    _segment(result, cache_file, quiet)
+    stored.save_segmented(out, result.rules, result.editions)
+    aligned = _align(result, read_overrides(raw), cache_file, quiet)
+    stored.save_aligned(out, aligned)
+    _export(result, aligned, out)
+    return result
+
+
+def _export(result: Result, history, out: Path) -> None:
     start = time.perf_counter()
+    rules, eds = result.rules, result.editions
     records = Counter(s for r in rules for s in r.source.split(";"))
     _write_sources(result, out, records)
-    rules, history, eds = result.rules, result.history, result.editions
     tables = {  # built, written and freed one at a time: only a summary of each is kept
         "rules": lambda: export.rule_rows(rules, history),
         "changes": lambda: export.change_rows(history),
@@ -129,14 +193,21 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     }
     summaries = {"sources": datapackage.summarize(result.sources_frame),
                  "discards": datapackage.summarize(result.discards_frame)}
-    for name, build in tables.items():
-        data = build()
-        export.write_table(data, out, name)
-        summaries[name] = datapackage.summarize(data)
-        del data
+    db = Database(out)
+    for name, frame in (("sources", result.sources_frame), ("discards", result.discards_frame)):
+        db.add(name, export.flatten(frame, name))
+    try:
+        for name, build in tables.items():
+            data = build()
+            export.write_table(data, out, name, db)
+            summaries[name] = datapackage.summarize(data)
+            del data
+        db.close()
+    except BaseException:
+        db.abandon()
+        raise
     datapackage.write(out, summaries)
     result.seconds["export"] = time.perf_counter() - start
-    return result
 
 
 def _write_sources(result: Result, processed: Path, records: Counter | None = None) -> None:
@@ -145,13 +216,6 @@ def _write_sources(result: Result, processed: Path, records: Counter | None = No
     result.discards_frame = export.discard_rows(ing.docs)
     export.write_table(result.sources_frame, processed, "sources")
     export.write_table(result.discards_frame, processed, "discards")
-
-
-def sources_for_report(raw: Path, corpora: list[Path], processed: Path):
-    """The cleaned sources whose bytes are the ones the datasets were made from (same sha256)."""
-    made_from = set(pd.read_csv(processed / "sources.csv", dtype=str, keep_default_na=False)["sha256"]) \
-        if (processed / "sources.csv").exists() else set()
-    return [d for d in ingest(raw, corpora).docs if d.source.sha256 in made_from]
 
 
 RUN_STAMP = ".cache/run.json"

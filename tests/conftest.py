@@ -1,5 +1,6 @@
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -15,6 +16,19 @@ SEEDS = {
 }
 
 
+def run_stages(processed: Path, *extra: str, raw: Path = RAW):
+    """The stages one command each, as `run` chains them: ingest, segment, align, export (`extra`,
+    e.g. --no-cache, goes to the stages that use the caches). Returns (exit status, output)."""
+    from click.testing import CliRunner
+    from pipeline.cli import main
+    code, output = 0, ""
+    for command in (["ingest", "--raw", str(raw)], ["segment", *extra], ["align", "--raw", str(raw), *extra],
+                    ["export"]):
+        result = CliRunner().invoke(main, [*command, "--processed", str(processed), "-q"])
+        code, output = code or result.exit_code, output + result.output
+    return SimpleNamespace(exit_code=code, output=output)
+
+
 def archive_files() -> list[Path]:
     return sorted(ARCHIVE.glob("*.txt"))
 
@@ -28,7 +42,7 @@ needs_archive = pytest.mark.skipif(
 def seeds_run(tmp_path_factory):
     """The whole pipeline over raw/ alone, as `make` runs it."""
     out = tmp_path_factory.mktemp("seeds")
-    return stages.run_segment(RAW, [], out / "processed", quiet=True), out / "processed"
+    return stages.run_datasets(RAW, [], out / "processed", quiet=True), out / "processed"
 
 
 @pytest.fixture(scope="session")
@@ -37,7 +51,7 @@ def archive_run(tmp_path_factory):
     if not ARCHIVE.is_dir():
         pytest.fail(f"CI needs the archive at {ARCHIVE}")
     out = tmp_path_factory.mktemp("archive")
-    return stages.run_segment(RAW, [ARCHIVE], out / "processed", quiet=True), out / "processed"
+    return stages.run_datasets(RAW, [ARCHIVE], out / "processed", quiet=True), out / "processed"
 
 
 @pytest.fixture(scope="session")

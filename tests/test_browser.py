@@ -176,7 +176,7 @@ def test_source_html_is_escaped_and_never_runs(page, tmp_path):
     entry = '[[source]]\nfile = "{}"\nformat = "copy"\nkind = "copy"\nedition = "{}"\nlanguage = "en"\n\n'
     (raw / "manifest.toml").write_text(entry.format("old.txt", "2001-01-01") + entry.format("new.txt", "2002-01-01"),
                                        encoding="utf-8")
-    result = stages.run_segment(raw, [], tmp_path / "processed", quiet=True)
+    result = stages.run_datasets(raw, [], tmp_path / "processed", quiet=True)
     reports = tmp_path / "reports"
     report.render(tmp_path / "processed", reports, result.ingested.docs)
     pages = ["index.html", "pairs/2001-01-01_2002-01-01.html", "sources.html", "sources/old.html"]
@@ -404,6 +404,7 @@ def test_archive_lineage_page_links_collapses_and_highlights(page, archive_repor
     assert page.locator("a.num[href='../editions/2013-05-01.html#205.1a']").count() == 1
     page.screenshot(path=str(shots / "archive-lineage-212.1b.png"), full_page=True)
     page.click("a:text('2003-10-01 lines 515–521')")
+    page.wait_for_selector("pre.source .line.hl")  # the highlight is set by script once the page loads
     assert page.locator("pre.source .line.hl").evaluate_all("els => els.map(e => e.id)") == \
         [f"L{n}" for n in range(515, 522)]
     # a wrapped source line stays right of the line numbers

@@ -11,11 +11,11 @@ from pipeline.cache import Cache, code_hash
 from pipeline.cli import main
 from pipeline.segment import ParagraphCache
 from pipeline.stages import CACHE_FILE
-from conftest import RAW
+from conftest import RAW, run_stages
 
 
 def segment(processed, *extra):
-    return CliRunner().invoke(main, ["segment", "--raw", str(RAW), "--processed", str(processed), "-q", *extra])
+    return run_stages(processed, *extra)
 
 
 class Payload:

@@ -1,14 +1,16 @@
 import json
+import re
 import shutil
 import subprocess
 import sys
 
+import click
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import main
-from conftest import RAW, ROOT
+from conftest import RAW, ROOT, run_stages
 
 OUTPUTS = ("rules.csv", "rules.jsonl", "editions.csv", "glossary.csv", "sources.csv", "discards.csv")
 
@@ -17,11 +19,37 @@ def invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
-@pytest.mark.parametrize("command", ["run", "ingest", "segment", "report"])
+@pytest.mark.parametrize("command", sorted(main.commands))
 def test_every_command_has_help(command):
     result = invoke(command, "--help")
-    assert result.exit_code == 0
-    assert main.commands[command].help and "--processed" in result.output
+    assert result.exit_code == 0 and main.commands[command].help
+    for param in main.commands[command].params:
+        assert isinstance(param, click.Argument) or param.help, f"{command} {param.name} has no help"
+
+
+def readme_commands() -> dict[str, set[str]]:
+    """The README's command list: command -> the options its line shows."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("## Commands", 1)[1].split("```", 2)[1]
+    out = {}
+    for line in block.splitlines():
+        m = re.match(r"python -m pipeline (\w+)\s*(.*?)(?:#.*)?$", line.strip())
+        if m:
+            out[m[1]] = set(re.findall(r"--[\w-]+|(?<=\[)-\w\b", m[2]))
+    return out
+
+
+def test_readme_lists_every_command_with_the_options_help_shows():
+    listed = readme_commands()
+    assert set(listed) == set(main.commands)
+    for name, options in listed.items():
+        shown = invoke(name, "--help").output
+        params = [p for p in main.commands[name].params if isinstance(p, click.Option)]
+        real = {o for p in params for o in p.opts + p.secondary_opts}
+        assert options <= real, f"{name}: README shows {sorted(options - real)}, which --help does not"
+        missing = [p.opts[0] for p in params if not options & set(p.opts + p.secondary_opts)]
+        assert not missing, f"{name}: the README omits {missing}"
+        assert all(o in shown for o in options)
 
 
 def test_run_on_the_seeds_is_deterministic(tmp_path):
@@ -39,7 +67,7 @@ def test_run_on_the_seeds_is_deterministic(tmp_path):
 
 def test_cache_does_not_change_results(tmp_path):
     for name in ("cold", "warm", "warm"):
-        assert invoke("segment", "--raw", RAW, "--processed", tmp_path / name, "-q").exit_code == 0
+        assert run_stages(tmp_path / name).exit_code == 0
     assert (tmp_path / "cold/rules.csv").read_bytes() == (tmp_path / "warm/rules.csv").read_bytes()
 
 
@@ -49,7 +77,7 @@ def test_rules_csv_loads_with_documented_types(seeds_run):
     assert list(rules.columns[:5]) == ["edition", "source", "rule_id", "occurrence", "kind"]
     assert rules["line_start"].dtype.kind == "i" and rules["occurrence"].dtype.kind == "i"
     assert not rules.duplicated(["edition", "rule_id", "occurrence", "kind"]).any()
-    for column in ("examples", "sentences", "references", "citations", "flags"):
+    for column in ("examples", "sentences", "references", "citations", "rule_flags"):
         assert all(isinstance(json.loads(v), list) for v in rules[column])
     jsonl = pd.read_json(processed / "rules.jsonl", lines=True, dtype=False)
     assert len(jsonl) == len(rules)
@@ -86,14 +114,14 @@ def test_bad_manifest_is_one_line_and_exit_1(tmp_path):
 def test_report_without_datasets(tmp_path):
     result = CliRunner().invoke(main, ["report", "--processed", str(tmp_path), "--reports", str(tmp_path / "r")])
     assert result.exit_code == 1
-    assert result.output == f"Error: {tmp_path}: editions.csv is missing: run `python -m pipeline run` first\n"
+    assert result.output == f"Error: {tmp_path}: editions.parquet is missing: run `python -m pipeline run` first\n"
 
 
 def test_unusable_files_are_counted_rejections(tmp_path):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     (corpus / "empty.txt").write_bytes(b"")
-    result = invoke("segment", "--raw", RAW, "--corpus", corpus, "--processed", tmp_path / "p", "-q")
+    result = invoke("ingest", "--raw", RAW, "--corpus", corpus, "--processed", tmp_path / "p", "-q")
     assert result.exit_code == 0
     sources = pd.read_csv(tmp_path / "p/sources.csv", keep_default_na=False)
     assert sources.set_index("source_id").loc["empty", "rejection"] == "empty file"
@@ -124,7 +152,7 @@ def test_history_of_an_unknown_rule(seeds_run):
     _, processed = seeds_run
     result = CliRunner().invoke(main, ["history", "999.9z", "--processed", str(processed)])
     assert result.exit_code == 1
-    assert result.output == f"Error: no rule 999.9z in {processed / 'rules.csv'}\n"
+    assert result.output == f"Error: no rule 999.9z in {processed / 'rules.parquet'}\n"
 
 
 def test_compare_two_files(tmp_path):

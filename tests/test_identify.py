@@ -78,7 +78,7 @@ def test_manifest_edition_auto(tmp_path):
         for k in ("001", "003")), encoding="utf-8")
     for name in ("2005-10-01.txt", "2006-07-15.txt", "2007-10-01.txt"):
         shutil.copy(ARCHIVE / name, corpus)
-    result = stages.run_segment(raw, [corpus], tmp_path / "processed", quiet=True)
+    result = stages.run_datasets(raw, [corpus], tmp_path / "processed", quiet=True)
     dated = {d.source.source_id: (d.edition, d.warnings) for d in result.ingested.docs}
     for key in ("001", "003"):
         edition, warnings = dated[SEEDS[key]]

@@ -34,7 +34,7 @@ def test_a_line_over_a_megabyte_is_a_rejection_and_the_run_goes_on(tmp_path):
     corpus = tmp_path / "c"
     corpus.mkdir()
     (corpus / "long.txt").write_text("Comprehensive Rules\n\n100.1. These rules.\n" + "word " * 250_000 + "\n")
-    result = invoke("segment", "--raw", RAW, "--corpus", corpus, "--processed", tmp_path / "p", "-q")
+    result = invoke("ingest", "--raw", RAW, "--corpus", corpus, "--processed", tmp_path / "p", "-q")
     assert result.exit_code == 0, result.output
     sources = sources_of(tmp_path / "p").set_index("source_id")
     assert sources.loc["long", "rejection"] == ("line 4: a line of 1,250,000 characters (over 1,000,000, "
@@ -131,7 +131,7 @@ def test_everything_in_a_corpus_folder_that_is_not_read_is_listed_with_why(tmp_p
     os.mkfifo(corpus / "pipe.txt")
     (corpus / "loop.txt").symlink_to(corpus / "loop.txt")
     (corpus / "dangling.txt").symlink_to(corpus / "nowhere")
-    result = invoke("segment", "--raw", RAW, "--corpus", corpus, "--processed", tmp_path / "p", "-q")
+    result = invoke("ingest", "--raw", RAW, "--corpus", corpus, "--processed", tmp_path / "p", "-q")
     assert result.exit_code == 0, result.output
     reasons = dict(zip(sources_of(tmp_path / "p")["path"], sources_of(tmp_path / "p")["rejection"]))
     assert reasons["c/sub"].startswith("not read: a folder")
@@ -186,7 +186,7 @@ def test_disk_full_names_the_file(tmp_path, monkeypatch):
         return f
 
     monkeypatch.setattr(store.os, "fdopen", full)
-    result = invoke("segment", "--raw", RAW, "--processed", tmp_path / "p", "-q")
+    result = invoke("run", "--raw", RAW, "--processed", tmp_path / "p", "--no-reports", "-q")
     assert result.exit_code == 1
     assert result.output == f"Error: {tmp_path / 'p/.staging/rules.csv'}: cannot write: No space left on device\n"
     with pytest.raises(PipelineError):

@@ -79,8 +79,8 @@ def test_a_run_killed_mid_export_leaves_the_previous_run_whole(tmp_path, monkeyp
     (tmp_path / "p" / ".rules.csv.x1.tmp").write_text("orphan")
     real = export.write_table
 
-    def dies_after_rules(data, folder, name):
-        real(data, folder, name)
+    def dies_after_rules(data, folder, name, *args, **kwargs):
+        real(data, folder, name, *args, **kwargs)
         if name == "rules":
             raise KeyboardInterrupt  # what a kill looks like to the code that was running
 
@@ -89,7 +89,7 @@ def test_a_run_killed_mid_export_leaves_the_previous_run_whole(tmp_path, monkeyp
     extra.mkdir()
     (extra / "note.txt").write_text("not rules")
     with pytest.raises(KeyboardInterrupt):
-        stages.run_segment(RAW, [extra], tmp_path / "p", quiet=True)
+        stages.run_datasets(RAW, [extra], tmp_path / "p", quiet=True)
     assert {p.name: p.read_bytes() for p in (tmp_path / "p").glob("*.csv")} == before
     assert invoke("history", "205.1a", "--processed", tmp_path / "p").exit_code == 0
     monkeypatch.setattr(export, "write_table", real)
@@ -103,18 +103,18 @@ def test_a_run_killed_while_moving_files_in_is_refused_by_readers_then_finished(
     real = publish.apply
 
     def moves_one_file_then_dies(folder):
-        staged = folder / publish.STAGING / "rules.csv"
-        staged.replace(folder / "rules.csv")
+        staged = folder / publish.STAGING / "rules.parquet"
+        staged.replace(folder / "rules.parquet")
         raise KeyboardInterrupt
 
     monkeypatch.setattr(publish, "apply", moves_one_file_then_dies)
     with pytest.raises(KeyboardInterrupt):
-        stages.run_segment(raw2, [], tmp_path / "p", quiet=True)
+        stages.run_datasets(raw2, [], tmp_path / "p", quiet=True)
     monkeypatch.setattr(publish, "apply", real)
     for command in (["history", "205.1a"], ["report", "--reports", tmp_path / "r2"]):
         result = invoke(*command, "--processed", tmp_path / "p")
         assert result.exit_code == 1
-        assert "rules.csv is not the file run" in result.output and "Traceback" not in result.output
+        assert "rules.parquet is not the file run" in result.output and "Traceback" not in result.output
     assert run(tmp_path, reports=False).exit_code == 0  # rolls forward, then runs over raw/ again
     publish.verify(tmp_path / "p", list(publish.listing(tmp_path / "p")))
     assert publish.run_id(tmp_path / "p") == stages.run_id(RAW, [])
@@ -124,11 +124,11 @@ def test_readers_refuse_a_table_from_another_run(tmp_path):
     assert run(tmp_path, reports=False).exit_code == 0
     assert invoke("run", "--raw", edited_raw(tmp_path), "--processed", tmp_path / "other", "--no-reports",
                   "-q").exit_code == 0
-    shutil.copy(tmp_path / "other/changes.csv", tmp_path / "p/changes.csv")
+    shutil.copy(tmp_path / "other/changes.parquet", tmp_path / "p/changes.parquet")
     result = invoke("history", "205.1a", "--processed", tmp_path / "p")
     assert result.exit_code == 1
     rid = publish.run_id(tmp_path / "p")
-    assert result.output.startswith(f"Error: {tmp_path / 'p'}: changes.csv is not the file run {rid} wrote")
+    assert result.output.startswith(f"Error: {tmp_path / 'p'}: changes.parquet is not the file run {rid} wrote")
 
 
 @pytest.mark.parametrize("damage", ["truncate rules.csv", "delete reports/lineage", "delete run.json"])

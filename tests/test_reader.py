@@ -41,10 +41,10 @@ def test_linked_text_is_escaped_and_reads_the_same():
 def test_edition_page_orders_parts_before_their_chapters_and_anchors_everything():
     rows = [dict(rule_id=n, kind=k, title=t, text=x, examples=e, lineage_id=f"L:{n}", line_start="0")
             for n, k, t, x, e in [
-                ("1", "part", "Game Concepts", "", "[]"), ("2", "part", "Parts of a Card", "", "[]"),
-                ("100", "chapter", "General", "", "[]"), ("100.1", "rule", "", "See rule 200.", '["Example: rule 100.1"]'),
-                ("200", "chapter", "Parts", "", "[]"), ("Summoning Sickness", "glossary", "Summoning Sickness", "x", "[]"),
-                ("100.1", "rule", "", "printed twice", "[]")]]
+                ("1", "part", "Game Concepts", "", []), ("2", "part", "Parts of a Card", "", []),
+                ("100", "chapter", "General", "", []), ("100.1", "rule", "", "See rule 200.", ["Example: rule 100.1"]),
+                ("200", "chapter", "Parts", "", []), ("Summoning Sickness", "glossary", "Summoning Sickness", "x", []),
+                ("100.1", "rule", "", "printed twice", [])]]
     page = reader.edition_page({"edition": "2001-01-01"}, rows, lambda lineage: f"lineage/{lineage}.html")
     ids = [e["id"] for e in page["entries"]]
     assert ids == ["1", "100", "100.1", "100.1~2", "2", "200", "Summoning_Sickness"]

@@ -196,7 +196,7 @@ def test_copies_that_disagree_are_flagged(tmp_path):
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("puts it into play under his or her control.\n\n212.3c",
                                  "puts it onto the battlefield.\n\n212.3c"), encoding="utf-8")
-    result = stages.run_segment(raw, [], tmp_path / "processed", quiet=True)
+    result = stages.run_datasets(raw, [], tmp_path / "processed", quiet=True)
     r = {x.rule_id: x for x in result.rules if x.edition == "2006-07-15"}
     assert r["212.3b"].flags == ("conflict",)
     assert r["212.3b"].text.endswith("under his or her control.")  # 001 comes first; nothing is resolved

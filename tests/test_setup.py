@@ -32,3 +32,23 @@ def test_skipped_archive_tests_are_announced(tmp_path):
                          cwd=ROOT, env=env, capture_output=True, text=True)
     assert "1 skipped" in out.stdout
     assert f"NOTE: 1 archive tests were SKIPPED: the official editions are not at {tmp_path / 'none'}" in out.stdout
+
+
+def test_the_lock_pins_every_dependency_within_its_range_and_is_what_is_installed():
+    import tomllib
+    from importlib import metadata
+    from packaging.requirements import Requirement
+    pins = {}
+    for line in (ROOT / "requirements.lock").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith((" ", "#", "-")):
+            name, version = line.split("==")
+            pins[name.lower().replace("_", "-")] = version.strip()
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    for spec in project["dependencies"] + project["optional-dependencies"]["test"]:
+        req = Requirement(spec)
+        name = req.name.lower().replace("_", "-")
+        assert name in pins and req.specifier.contains(pins[name]), f"{spec}: locked {pins.get(name)}"
+    for name, version in pins.items():
+        assert metadata.version(name) == version, f"{name}: installed {metadata.version(name)}, locked {version}"
+    recipe = subprocess.run(["make", "-n", "-B", "-C", str(ROOT), ".venv/.installed"], capture_output=True, text=True).stdout
+    assert "pip install --quiet -r requirements.lock" in recipe and "--no-deps -e ." in recipe

@@ -207,7 +207,7 @@ def test_corpus_with_odd_names_duplicates_and_a_mislabelled_file(tmp_path):
     (corpus / "zzz.txt").write_bytes((ARCHIVE / "2008-02-01.txt").read_bytes())
     (corpus / "CompRules copy (2).TXT").write_bytes((ARCHIVE / "2008-02-01.txt").read_bytes())
     (corpus / "2006-07-15.txt").write_bytes((ARCHIVE / "2003-10-01.txt").read_bytes())
-    result = stages.run_segment(RAW, [corpus], tmp_path / "processed", quiet=True)
+    result = stages.run_datasets(RAW, [corpus], tmp_path / "processed", quiet=True)
     eds = {e.edition: e for e in result.editions}
     assert eds["2008-02-01"].sources == ("CompRules copy (2)", "zzz") and eds["2008-02-01"].complete
     assert eds["2003-10-01"].sources == ("2006-07-15",)

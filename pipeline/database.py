@@ -1,0 +1,95 @@
+"""processed/crdiff.sqlite: every table in one SQLite database, for sqlite3, Datasette or DuckDB.
+
+Keys as in pipeline/schema.py (primary and foreign), indexes on the columns people filter by,
+full-text search (FTS5, external content: the index stores no second copy of the texts) over rule
+titles, texts and examples and over glossary terms and definitions, and a view `changes_text`
+that puts the old and new titles and texts beside each change. Lists are JSON text (SQLite's JSON
+functions read them), booleans 0/1, dates ISO text; an empty field is NULL, as in the CSV.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.schema import BY_NAME, TABLES, Table
+from pipeline.store import _naming
+
+NAME = "crdiff.sqlite"
+SQL_TYPE = {"string": "TEXT", "date": "TEXT", "integer": "INTEGER", "number": "REAL", "boolean": "INTEGER",
+            "array": "TEXT", "object": "TEXT"}
+FILTERED = ("edition", "rule_id", "lineage_id", "from_edition", "to_edition", "old_rule_id", "new_rule_id")
+SEARCH = {  # FTS5 table -> (content table, indexed columns)
+    "rules_search": ("rules", ("title", "text", "examples")),
+    "glossary_search": ("glossary", ("term", "definition", "examples")),
+}
+CHANGES_TEXT = """CREATE VIEW changes_text AS
+SELECT c.*, o.title AS old_title, o.text AS old_text, n.title AS new_title, n.text AS new_text
+FROM changes AS c
+LEFT JOIN rules AS o ON o.edition = c.from_edition AND o.rule_id = c.old_rule_id AND o.occurrence = 1
+    AND o.kind <> 'commentary'
+LEFT JOIN rules AS n ON n.edition = c.to_edition AND n.rule_id = c.new_rule_id AND n.occurrence = 1
+    AND n.kind <> 'commentary'"""
+
+for _numpy, _python in ((np.int64, int), (np.float64, float), (np.bool_, bool)):
+    sqlite3.register_adapter(_numpy, _python)
+
+
+def create_sql(table: Table) -> str:
+    columns = [f'"{c.name}" {SQL_TYPE[c.type]}' for c in table.columns]
+    if table.primary_key:
+        columns.append("PRIMARY KEY (" + ", ".join(f'"{k}"' for k in table.primary_key) + ")")
+    for fields, target, target_fields in table.foreign_keys:
+        columns.append(f"FOREIGN KEY ({', '.join(fields)}) REFERENCES {target} ({', '.join(target_fields)})")
+    return f'CREATE TABLE "{table.name}" (\n  ' + ",\n  ".join(columns) + "\n)"
+
+
+class Database:
+    """Built in a temporary file beside its final name, one table chunk at a time; `close` adds the
+    indexes, search tables and view, and renames it into place."""
+
+    def __init__(self, folder: Path):
+        self.path = folder / NAME
+        self.tmp = folder / f".{NAME}.tmp"
+        self.tmp.unlink(missing_ok=True)
+        self.con = sqlite3.connect(self.tmp, isolation_level=None)
+        self.con.execute("PRAGMA journal_mode = OFF")  # a failed build is thrown away whole
+        self.con.execute("PRAGMA synchronous = OFF")
+        self.con.execute("BEGIN")
+        self.created: set[str] = set()
+
+    def add(self, name: str, flat) -> None:
+        """Rows of a table, flattened as for the CSV (lists as JSON text)."""
+        table = BY_NAME[name]
+        if name not in self.created:
+            self.con.execute(create_sql(table))
+            self.created.add(name)
+        rows = flat.astype(object).where(flat != "", None).itertuples(index=False, name=None)
+        marks = ", ".join("?" * len(table.columns))
+        self.con.executemany(f'INSERT INTO "{name}" VALUES ({marks})', rows)
+
+    def close(self) -> None:
+        with _naming(self.path):
+            for table in TABLES:
+                if table.name not in self.created:
+                    self.con.execute(create_sql(table))
+                for column in (c for c in FILTERED if c in table.names):
+                    if table.primary_key[:1] != (column,):  # the key's own index serves its first column
+                        self.con.execute(f'CREATE INDEX "{table.name}_{column}" ON "{table.name}" ("{column}")')
+            for search, (content, columns) in SEARCH.items():
+                names = ", ".join(columns)
+                self.con.execute(f"CREATE VIRTUAL TABLE {search} USING fts5({names}, content='{content}', "
+                                 "content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2')")
+                self.con.execute(f"INSERT INTO {search} (rowid, {names}) SELECT rowid, {names} FROM {content}")
+            self.con.execute(CHANGES_TEXT)
+            self.con.execute("COMMIT")
+            self.con.execute("VACUUM")
+            self.con.close()
+            os.chmod(self.tmp, 0o644)
+            os.replace(self.tmp, self.path)
+
+    def abandon(self) -> None:
+        self.con.close()
+        self.tmp.unlink(missing_ok=True)

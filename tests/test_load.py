@@ -1,0 +1,126 @@
+"""The typed loader is the exact inverse of export: records -> export -> load -> the same records."""
+import os
+import sqlite3
+from dataclasses import dataclass, field
+
+import duckdb
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from pipeline import export, load, publish
+from pipeline.errors import PipelineError
+from pipeline.records import Citation, Rule, RuleChange, rule_key
+from conftest import needs_archive
+
+EXAMPLES = int(os.environ.get("ROUND_TRIP_EXAMPLES", "40"))
+text = st.text(max_size=40)
+dates = st.dates().map(lambda d: d.isoformat())
+numbers = st.sampled_from(["1", "702", "702.1", "702.10", "702.10a", "212.2h-k", "212.8.Ruling.1", "Ability", ""])
+words = st.lists(text, max_size=3).map(tuple)
+citations = st.lists(st.builds(Citation, text, text, text, text), max_size=2).map(tuple)
+rule = st.builds(Rule, edition=dates, source=text, rule_id=numbers, kind=st.sampled_from(["rule", "glossary"]),
+                 parent=numbers, title=text, text=text, compare=text, examples=words, sentences=words,
+                 references=words, citations=citations, flags=words, line_start=st.integers(0, 10**6),
+                 line_end=st.integers(0, 10**6), occurrence=st.integers(1, 3), variants=words)
+op = st.tuples(st.sampled_from(["replace", "insert", "delete"]), *[st.integers(0, 10**5)] * 4, text, text)
+ops = st.lists(op, max_size=3).map(tuple)
+change = st.builds(RuleChange, dates, dates, text, numbers, numbers, text, st.sampled_from(["modified", "added"]),
+                   st.booleans(), st.floats(0, 100), st.booleans(), text, st.floats(0, 100), ops, ops,
+                   st.lists(ops, max_size=2).map(tuple), st.lists(st.tuples(text, text), max_size=2).map(tuple), text)
+
+
+@dataclass
+class History:  # what export reads of lineage.History
+    lineage: dict = field(default_factory=dict)
+    last_changed: dict = field(default_factory=dict)
+    changes: list = field(default_factory=list)
+
+
+def publish_tables(folder, history, rules):
+    stage = publish.begin(folder)
+    export.write_table(export.rule_rows(rules, history), stage, "rules")
+    export.write_table(export.change_rows(history), stage, "changes")
+    publish.commit(folder, "test")
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rules=st.lists(rule, max_size=6, unique_by=rule_key), changes=st.lists(change, max_size=6),
+       placed=st.lists(st.tuples(st.text(min_size=1, max_size=20), dates), max_size=6))
+def test_export_then_load_gives_the_same_records(tmp_path, rules, changes, placed):
+    history = History(changes=changes)
+    for r, (lineage, changed) in zip(rules, placed):
+        history.lineage[rule_key(r)] = lineage
+        history.last_changed[rule_key(r)] = changed
+    publish_tables(tmp_path, history, rules)
+    loaded = load.dataset(tmp_path)
+    assert loaded.rules == rules
+    assert (loaded.lineage, loaded.last_changed) == (history.lineage, history.last_changed)
+    order = lambda c: repr(c)  # noqa: E731 (export sorts changes its own way)
+    assert sorted(loaded.changes, key=order) == sorted(changes, key=order)
+
+
+def test_loader_refuses_a_table_of_another_run(seeds_run, tmp_path):
+    _, processed = seeds_run
+    for path in (p for p in processed.iterdir() if p.is_file()):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    (tmp_path / "changes.parquet").write_bytes((processed / "rules.parquet").read_bytes())
+    with pytest.raises(PipelineError, match="changes.parquet is not the file run"):
+        load.changes(tmp_path)
+
+
+def test_seed_records_survive_the_round_trip(seeds_run):
+    result, processed = seeds_run
+    loaded = load.rules(processed)
+    assert loaded.rules == result.rules
+    assert sorted(load.changes(processed), key=repr) == sorted(result.history.changes, key=repr)
+
+
+def test_parquet_and_sqlite_keep_the_types(seeds_run):
+    _, processed = seeds_run
+    rules = pd.read_parquet(processed / "rules.parquet")
+    assert rules["parent"].map(type).eq(str).all() and rules["occurrence"].dtype == "int64"
+    assert isinstance(rules["examples"].iloc[0], object) and "flags" not in rules.columns
+    changes = pd.read_parquet(processed / "changes.parquet")
+    assert changes["renumbered"].dtype == bool and changes["similarity"].dtype == "float64"
+    types = dict(duckdb.connect().execute(f"DESCRIBE SELECT * FROM '{processed / 'changes.parquet'}'").fetchall()[i][:2]
+                 for i in range(17))
+    assert types["from_edition"] == "DATE" and types["ops"].startswith("STRUCT(tag VARCHAR, old_start BIGINT")
+    con = sqlite3.connect(processed / "crdiff.sqlite")
+    assert con.execute("PRAGMA foreign_key_check").fetchall() == []
+    for table in ("rules", "changes", "lineages", "editions", "sources", "discards", "references", "citations",
+                  "glossary", "terminology", "renumberings"):
+        csv = pd.read_csv(processed / f"{table}.csv", dtype=str, keep_default_na=False)
+        assert con.execute(f'SELECT count(*) FROM "{table}"').fetchone() == (len(csv),), table
+        assert len(pd.read_parquet(processed / f"{table}.parquet")) == len(csv), table
+    indexed = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"rules_lineage_id", "rules_rule_id", "changes_to_edition", "changes_lineage_id"} <= indexed
+
+
+def test_changes_text_view_reads_alone(seeds_run):
+    """Every change row carries the old and new texts and titles of the rules it names ('' is NULL)."""
+    _, processed = seeds_run
+    con = sqlite3.connect(processed / "crdiff.sqlite")
+    rules = {(r.edition, r.rule_id): r for r in load.rules(processed).rules
+             if r.kind != "commentary" and r.occurrence == 1}
+    rows = con.execute("SELECT from_edition, to_edition, old_rule_id, new_rule_id, old_text, new_text, old_title, "
+                       "new_title FROM changes_text WHERE change <> 'unchanged'").fetchall()
+    assert len(rows) > 10 and any(row[4] and row[5] and row[4] != row[5] for row in rows)
+    for a, b, old_id, new_id, old, new, old_title, new_title in rows:
+        old_rule, new_rule = rules.get((a, old_id)), rules.get((b, new_id))
+        assert (old, old_title) == ((old_rule.text or None, old_rule.title or None) if old_rule else (None, None))
+        assert (new, new_title) == ((new_rule.text or None, new_rule.title or None) if new_rule else (None, None))
+
+
+@needs_archive
+def test_archive_twins_keep_numbers_as_text_and_search_finds_the_uniqueness_rule(archive_run):
+    _, processed = archive_run
+    rules = pd.read_parquet(processed / "rules.parquet", columns=["parent"])
+    assert (rules["parent"] == "702.10").sum() > 0
+    (n,) = duckdb.connect().execute(f"SELECT count(*) FROM '{processed / 'rules.parquet'}' WHERE parent = '702.10'").fetchone()
+    assert n == (rules["parent"] == "702.10").sum()
+    con = sqlite3.connect(processed / "crdiff.sqlite")
+    hits = con.execute("SELECT r.edition, r.rule_id FROM rules_search JOIN rules AS r ON r.rowid = rules_search.rowid "
+                       "WHERE rules_search MATCH 'planeswalker uniqueness rule'").fetchall()
+    assert ("2009-07-11", "306.4") in hits
+    assert con.execute("SELECT count(*) FROM rules").fetchone()[0] == len(load.rules(processed).rules)
