@@ -21,6 +21,8 @@ UNNUMBERED = ("commentary", "glossary")  # records a citation by number cannot m
 OFFICIAL = ("complete", "truncated")  # editions whose numbering a writer cites
 ENDINGS = ("removed", "merged")
 # The status shown for a citation: the first of its marks in this order.
+RULE_COLUMNS = ["edition", "rule_id", "kind", "lineage_id"]
+CHANGE_COLUMNS = ["from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id", "change"]
 SEVERITY = ("unknown", "removed", "not in edition", "not yet", "merged", "split", "modified", "renumbered")
 
 
@@ -139,10 +141,47 @@ def from_processed(processed: Path) -> Remapper:
             raise PipelineError(f"{name}.csv is missing: run `python -m pipeline run` first", path=processed)
         return pd.read_csv(path, keep_default_na=False, dtype=str, usecols=columns)[columns]
 
-    rules = read("rules", ["edition", "rule_id", "kind", "lineage_id"])
-    changes = read("changes", ["from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id", "change"])
-    editions = read("editions", ["edition", "status"])
-    return Remapper(rules.itertuples(index=False), changes.itertuples(index=False), editions.itertuples(index=False))
+    rules = read("rules", RULE_COLUMNS)
+    return from_tables(rules.itertuples(index=False), read("changes", CHANGE_COLUMNS), read("editions", ["edition", "status"]))
+
+
+def from_tables(rules: Iterable, changes, editions) -> Remapper:
+    """A Remapper from tables already read: rules as (edition, rule_id, kind, lineage_id) tuples or
+    rules.csv dicts; changes and editions as their DataFrames."""
+    rows = ((r["edition"], r["rule_id"], r["kind"], r["lineage_id"]) if isinstance(r, dict) else r for r in rules)
+    return Remapper(rows, changes[CHANGE_COLUMNS].itertuples(index=False),
+                    zip(editions["edition"], editions["status"]))
+
+
+def now(remapper: Remapper, lineage: str, written: str) -> str:
+    """What a commentary written in edition (or on date) `written` should add to a citation of
+    `lineage`: "now 205.1a", "now 300.1, merged", "removed in 2013-05-01"; "" when nothing is known."""
+    if not lineage or not remapper.editions:
+        return ""
+    try:
+        a = remapper.edition(written)[0]
+    except PipelineError:  # written before the first edition in the run
+        return ""
+    fate = remapper.follow(lineage, a, remapper.latest)
+    if not fate.numbers:
+        return fate.detail if fate.status in ("removed",) else ""
+    extra = [m for m in ("merged", "split") if m in fate.marks]
+    return f"now {', '.join(fate.numbers)}" + (f", {', '.join(extra)}" if extra else "")
+
+
+def line_notes(remapper: Remapper, text: str, written: str) -> list[str]:
+    """For a commentary source's line: each citation in it with its number now ("CR 204.1a: now 205.1a")."""
+    try:
+        a = remapper.edition(written)[0]
+    except PipelineError:
+        return []
+    out = []
+    for c in cite(text, remapper, a, remapper.latest).citations:
+        if c["numbers"] and c["numbers"][0] != c["cited"]:
+            out.append(f"{c['cited']}: now {', '.join(c['numbers'])}")
+        elif c["status"] == "removed":
+            out.append(f"{c['cited']}: {c['detail']}")
+    return out
 
 
 def cite(text: str, remapper: Remapper, a: str, b: str) -> Result:
