@@ -229,6 +229,31 @@ def _plain(value):
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
+@main.command(help="Rewrite the CR citations in TEXT (or a file; - reads standard input), written against the "
+                   "edition in force on --as-of, to the numbers of another edition, marking rules that changed "
+                   "meaning, were split, merged or removed.")
+@click.argument("source", metavar="TEXT|FILE")
+@click.option("--as-of", "as_of", required=True, help="The date the text was written (YYYY-MM-DD): the edition in force then.")
+@click.option("--to", help="The edition (or a date: the edition in force then) to rewrite to; default: the latest.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@outputs
+@friendly_errors
+def cite(source: str, as_of: str, to: str | None, as_json: bool, processed: Path):
+    from pipeline.cite import run as remap
+    found = remap(source, as_of, to, processed)
+    for note in found["notes"]:
+        click.echo(f"note: {note}", err=True)
+    if as_json:
+        click.echo(json.dumps(found, ensure_ascii=False, indent=1))
+        return
+    click.echo(found["text"], nl=not found["text"].endswith("\n"))
+    click.echo(f"--- {len(found['citations'])} citations, {found['from_edition']} -> {found['to_edition']}")
+    for c in found["citations"]:
+        now = ", ".join(c["numbers"]) or "-"
+        click.echo(f"line {c['line']}: {c['form']}  {c['cited']} -> {now}  {', '.join(c['marks']) or 'unchanged'}"
+                   + (f" ({c['detail']})" if c["detail"] else ""))
+
+
 @main.command(help="Tell which editions an undated fragment's text matches: those in which every "
                     "rule it holds had exactly that text.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))

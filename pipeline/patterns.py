@@ -98,3 +98,17 @@ TERMINOLOGY = (
     ("played", "cast"), ("playing", "casting"), ("plays", "casts"), ("play", "cast"),
 )
 NUMBER_IN_TEXT = re.compile(r"\b\d{3}(?:\.\d+[a-z]?(?:-[a-z])?)?\b")  # rule numbers a text cites
+
+# A citation of the rules in a text `cite` rewrites, each form with its example:
+#   tag "[CR 204.1a]" / "[Comprehensive Rules 702.19b]", template "{{CR|204.1a}}" (or one brace short),
+#   prose "rule 204.1a", "CR 205.1A", "rules 113 and 114", "rules 702.19b-c", "rule 212.2h through rule 212.2k",
+#   bare "(see 702.19b)": a dotted number alone (a bare "100" is not a rule: "100 life").
+# A number ends where no letter or digit follows ("rule 2011" is a year, not rule 201).
+CITED_NUMBER = r"\d{3}(?:\.\d+[a-zA-Z]?(?:[-–][a-z])?)?(?![\w])(?!\.\d)"
+CITE = re.compile(
+    rf"\[(?:CR|CompRules|Comp\.? ?Rules|Comprehensive Rules)\s+(?P<tag>{CITED_NUMBER})\]"
+    rf"|\{{\{{CR\|(?P<template>{CITED_NUMBER})\}}\}}?"
+    rf"|\b(?P<prose>(?:CR|[Rr]ules?)\s+{CITED_NUMBER}"
+    rf"(?:(?:,\s*|,?\s+(?:and|or|through|to)\s+(?:rules?\s+)?){CITED_NUMBER})*)"
+    r"|(?<![\w.$€£])(?P<bare>\d{3}\.\d+[a-z]?(?:[-–][a-z])?)(?![\w])(?!\.\d)")
+CITED_NUMBER_ONLY = re.compile(r"\d{3}(?:\.\d+[a-zA-Z]?(?:[-–][a-z])?)?")

@@ -18,7 +18,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from pipeline.clean import LINE_BREAK
 from pipeline.diff import word_ops
-from pipeline import load, publish, reader, redline
+from pipeline import cite, load, publish, reader, redline
 from pipeline.errors import PipelineError
 from pipeline.schema import BY_NAME
 from pipeline.records import CleanDoc
@@ -33,6 +33,7 @@ STATIC = ("style.css", "app.js")
 DATASETS = ("rules", "changes", "lineages", "editions", "glossary", "references", "citations", "terminology",
             "renumberings", "sources", "discards")
 TOP_TERMS = 8
+HASHED = re.compile(r"(?:\d+_)?[0-9a-f]{12,}")  # a file named by its content hash says nothing to a reader
 
 
 def environment() -> Environment:
@@ -93,9 +94,10 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
 
     rules = data.pop("rules").to_dict(orient="records")  # one conversion, then the frame is freed
     editions = _editions(data["editions"])
+    names = _source_names(data["sources"])
     steps = _steps(data["changes"], data["renumberings"])
     page("index.html", "index.html", editions=editions, steps=steps, classes=CLASSES,
-         timeline=_timeline(editions, steps), sources=len(data["sources"]),
+         timeline=_timeline(editions, steps), sources=len(data["sources"]), names=names,
          datasets=_datasets(processed, reports))
     texts, by_step = _texts(rules), _changes_by_step(data["changes"])
     for step in steps:
@@ -107,7 +109,9 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     del texts, by_step
     index = []
     complete = [e["edition"] for e in editions if e["status"] == "complete"]
-    lineages = _lineages(rules, data["changes"], data["citations"], complete[-1] if complete else "")
+    remapper = cite.from_tables(rules, data["changes"], data["editions"])  # commentary shows the numbers now
+    lineages = _lineages(rules, data["changes"], data["citations"], complete[-1] if complete else "",
+                         lambda lineage, edition: cite.now(remapper, lineage, edition))
     for lineage in (progress or iter)(lineages):  # one at a time: bounded memory
         page(lineage_file(lineage["id"]), "lineage.html", lineage=lineage)
         index.append(_index_entry(lineage))
@@ -115,10 +119,14 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     del rules
     sources = _sources(data["sources"], data["discards"])
     texts = {d.source.source_id: d for d in docs or ()}
-    page("sources.html", "sources.html", sources=sources, with_lines=set(texts))
+    page("sources.html", "sources.html", sources=sources, with_lines=set(texts), names=names)
     for source_id, doc in sorted(texts.items()):
-        page(f"sources/{source_id}.html", "source.html", source_id=source_id, lines=_lines(doc),
-             url=doc.source.url)
+        lines = _lines(doc)
+        if doc.source.kind == "commentary" and doc.edition:
+            for line in lines:
+                line["now"] = "; ".join(cite.line_notes(remapper, line["text"], doc.edition)) if "CR" in line["text"] else ""
+        page(f"sources/{source_id}.html", "source.html", source_id=source_id, lines=lines, url=doc.source.url,
+             names=names.get(source_id, {}))
     page("terminology.html", "terminology.html", **_terminology(data["terminology"]))
     write_if_changed(reports / "search-index.js", "window.CR_INDEX = " + json.dumps(
         index, ensure_ascii=False, separators=(",", ":")) + ";\n")
@@ -268,7 +276,8 @@ def _chapters(rows: list[dict], title_of) -> list[dict]:
     return [{"value": n, "label": label(n) if n.isdigit() and title_of(n) else n} for n in numbers]
 
 
-def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame, current: str = ""):
+def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame, current: str = "",
+              now=lambda lineage, edition: ""):
     """Each lineage with its versions, redlines and the commentary citing it, one at a time."""
     worth = changes[(changes.change != "unchanged") | changes.renumbered.astype(bool)]  # the rest reads "unchanged"
     by_step = {(c["lineage_id"], c["to_edition"]): c for c in worth.to_dict(orient="records")}
@@ -282,6 +291,7 @@ def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame,
             note = commentary.get((c["edition"], c["rule_id"]))
             if note and all(n["rule_id"] != note["rule_id"] for n in notes.get(c["lineage_id"], [])):
                 notes.setdefault(c["lineage_id"], []).append({**note, "cited": c["value"], "linked_by": c["linked_by"],
+                                                               "now": now(c["lineage_id"], c["edition"]),
                                                                "examples": note["examples"]})
     groups: dict[str, list[dict]] = {}
     for r in rules:
@@ -350,6 +360,22 @@ def _index_entry(lineage: dict) -> list:
             lineage["versions"][0]["edition"], last["edition"], last["text"] or last["title"]]
 
 
+def _source_names(sources: pd.DataFrame) -> dict[str, dict]:
+    """A readable name per source id, with what it is (kind, format, edition): its file name, or,
+    when that is only a content hash (000_3c08dd261a4ed4b0.txt), what it is and when."""
+    out, seen = {}, Counter()
+    for s in sorted(sources.to_dict(orient="records"), key=lambda s: s["source_id"]):
+        when = s["edition"] + (f"..{s['edition_end']}" if s["edition_end"] else "") if s["edition"] else "undated"
+        what = " · ".join(x for x in (s["kind"], s["format"], when) if x)
+        name = Path(s["path"]).name
+        if HASHED.fullmatch(Path(name).stem):
+            name = f"{(s['kind'] or 'source').capitalize()}, {when}"
+            seen[name] += 1
+            name += f" ({seen[name]})" if seen[name] > 1 else ""
+        out.setdefault(s["source_id"], {"file": name, "what": what})
+    return out
+
+
 def _sources(sources: pd.DataFrame, discards: pd.DataFrame) -> list[dict]:
     out = sources.to_dict(orient="records")
     for s in out:
@@ -364,7 +390,7 @@ def _lines(doc: CleanDoc) -> list[dict]:
         if d.reason not in ("line breaks", "indentation and trailing spaces") and d.line:
             reasons.setdefault(d.line, set()).add(d.reason)
     lines = LINE_BREAK.split(doc.source.text)
-    out = [{"no": i, "text": line, "why": ", ".join(sorted(reasons.get(i, ()))), "label": ""}
+    out = [{"no": i, "text": line, "why": ", ".join(sorted(reasons.get(i, ()))), "label": "", "now": ""}
            for i, line in enumerate(lines, 1)]
     if doc.source.format == "pdf":  # a PDF's lines are also shown as page:line (a form feed ends each page)
         page, first = 1, 1

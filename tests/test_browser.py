@@ -90,7 +90,7 @@ def test_seed_index_search_and_two_clicks_to_the_history(page, seed_reports, sho
     page.click("a.num:text('212.1b → 205.1a')")
     assert page.locator("h1").inner_text() == "212.1b → 205.1a"
     assert page.locator("li.version .num").all_inner_texts() == ["212.1b", "205.1a"]
-    assert "Commentary that cites it" in page.content() and "citing 204.1a" in page.inner_text("main")
+    assert "Commentary that cites it" in page.content() and "citing CR 204.1a" in page.inner_text("main")
     page.screenshot(path=str(shots / "seed-205.1a-history.png"), full_page=True)
     # search by an old number, and by words
     page.goto((reports / "index.html").as_uri())
@@ -451,3 +451,46 @@ def test_report_without_the_sources_links_to_no_missing_source_page(seeds_run, t
     report.render(processed, out, [d for d in result.ingested.docs if d.source.source_id.startswith("000")])
     assert len(list((out / "sources").glob("*.html"))) == 1
     assert check_links(out) > 10
+
+
+# --- commentary with both numbers, sources by name (issue 14) ------------------------------------------
+
+def test_seed_commentary_shows_the_number_cited_and_the_number_now(page, seed_reports):
+    reports, processed = seed_reports
+    page.goto(next(reports.glob("lineage/*_212.1b.html")).as_uri())
+    cited = page.locator("blockquote.note .cited").all_inner_texts()
+    assert cited and set(cited) == {"CR 204.1a (now 205.1a)"}, cited  # written in 2011, numbered 205.1a now
+    assert page.errors == []
+
+
+def test_seed_sources_are_named_not_hashed(page, seed_reports):
+    reports, processed = seed_reports
+    ids = pd.read_csv(processed / "sources.csv", dtype=str).source_id.tolist()
+    page.goto((reports / "index.html").as_uri())
+    links = page.locator("td a[href*='sources.html#']")
+    texts = links.all_inner_texts()
+    assert texts and not any(t in ids or t.removesuffix(".txt") in ids for t in texts), texts
+    assert "Commentary, 2011-06-17" in texts and "Copy, 2006-07-15..2007-04-30" in texts
+    assert "002_fe0d7c38d7e9f0fd" in page.inner_text("td:has(a:text('Commentary, 2011-06-17'))")  # the id, secondary
+    page.goto((reports / "sources.html").as_uri())
+    headings = page.locator("section h2 > a").all_inner_texts()
+    assert "Rulings page, 2008-03-17" in headings and not set(headings) & set(ids)
+    assert len(set(headings)) == len(headings)  # two copies of one edition stay apart
+    page.click("a:text('Commentary, 2011-06-17')")
+    assert page.locator("h1").inner_text() == "Commentary, 2011-06-17"
+    assert "wiki-text" in page.inner_text("main") and "002_fe0d7c38d7e9f0fd" in page.inner_text("main")
+    assert page.errors == []
+
+
+@needs_archive
+def test_archive_commentary_source_shows_each_citation_now(page, archive_reports, shots):
+    reports, _ = archive_reports
+    page.goto((reports / "sources/002_fe0d7c38d7e9f0fd.html").as_uri())
+    tagged = page.locator("pre.source .line:has-text('[CR 204.1a]')")
+    assert tagged.count() == 2 and tagged.locator(".now").all_inner_texts() == ["204.1a: now 205.1a"] * 2
+    assert page.locator(".line:has-text('[CR 204.3d]') .now").inner_text() == "204.3d: now 205.3e"
+    assert page.locator(".line:has-text('[CR 300.2a]') .now").count() == 0  # same number today: nothing to add
+    page.screenshot(path=str(shots / "archive-commentary-source.png"), full_page=True)
+    page.goto((reports / "lineage/2003-10-01_212.1d.html").as_uri())
+    assert "CR 204.4b (now 205.4b)" in page.locator("blockquote.note .cited").all_inner_texts()
+    assert page.errors == []

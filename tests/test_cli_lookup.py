@@ -70,6 +70,7 @@ def test_every_json_option_gives_valid_json(tmp_path, seeds_run):
     runs = {
         "history": ["history", "205.1a", "--processed", processed],
         "compare": ["compare", tmp_path / "a.txt", tmp_path / "b.txt"],
+        "cite": ["cite", "[CR 205.1a]", "--as-of", "2025-06-06", "--processed", processed],
         "accuracy": ["accuracy", "--corpus", ARCHIVE, "--cases", tmp_path / "cases.csv"],
     }
     with_json = {name for name, cmd in main.commands.items() if any(p.name == "as_json" for p in cmd.params)}
