@@ -8,7 +8,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from pipeline import cite
+from pipeline import cite, export, publish
+from pipeline.schema import BY_NAME
 from pipeline.cli import main
 from conftest import RAW, SEEDS, needs_archive
 
@@ -35,14 +36,22 @@ CHANGES = [  # from, to, lineage, old, new, change
 ]
 
 
+DEFAULTS = {"string": "", "date": None, "boolean": False, "number": 0.0, "integer": 0, "array": [], "object": {}}
+
+
 @pytest.fixture
 def processed(tmp_path):
+    """The three tables cite reads, published as a run writes them (Parquet, listed in run.json)."""
+    staging = publish.begin(tmp_path)
+
     def write(name, header, rows):
-        lines = [",".join(header)] + [",".join(f'"{v}"' for v in row) for row in rows]
-        (tmp_path / f"{name}.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        columns = BY_NAME[name].columns
+        full = [{c.name: dict(zip(header, row)).get(c.name, DEFAULTS[c.type]) for c in columns} for row in rows]
+        export.write_table(export.frame(name, full), staging, name, formats=("parquet",))
     write("rules", ["edition", "rule_id", "kind", "lineage_id"], RULES)
     write("changes", ["from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id", "change"], CHANGES)
     write("editions", ["edition", "status"], [(A, "complete"), (B, "complete"), (C, "complete"), ("2011-06-01", "fragment")])
+    publish.commit(tmp_path, "test-run")
     return tmp_path
 
 
@@ -144,7 +153,7 @@ def test_cli_bad_input_is_one_clear_error(processed, tmp_path):
     assert result.exit_code == 1
     assert result.stderr.strip() == f"Error: {tmp_path / 'latin1.txt'}:2: not UTF-8 (byte 0xe9 at offset 14): save it as UTF-8"
     result = run("[CR 100.1]", "--as-of", A, "--processed", tmp_path / "nowhere")
-    assert result.exit_code == 1 and "rules.csv is missing: run `python -m pipeline run` first" in result.stderr
+    assert result.exit_code == 1 and "rules.parquet is missing: run `python -m pipeline run` first" in result.stderr
 
 
 def test_cli_bare_numbers_that_name_no_rule_are_counted(processed):
