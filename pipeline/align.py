@@ -25,7 +25,7 @@ from scipy.optimize import linear_sum_assignment
 from pipeline.clean import compare_form
 from pipeline.patterns import NUMBER_IN_TEXT, TERMINOLOGY
 from pipeline.records import Match, Rule
-from pipeline.trace import content_words, sentences, trace
+from pipeline.trace import content_words, sentences, trace, units
 
 HEADINGS = ("part", "chapter", "section")
 ONE_TO_ONE = ("same", "moved", "fuzzy", "override", "traced", "renamed")
@@ -85,6 +85,7 @@ def align(old: list[Rule], new: list[Rule], force: set[tuple[str, str]] = frozen
 
 
 RESEMBLES = 70  # an added rule this like an old one was probably written on its model
+RESEMBLE_CANDIDATES = 10
 
 
 def _resemblances(old, new, o, added) -> list[Match]:
@@ -92,13 +93,15 @@ def _resemblances(old, new, o, added) -> list[Match]:
     added, not split: the resemblance is noted, nothing more."""
     if not added or not o:
         return []
-    scores = process.cdist([score_form(_text(new[j])) for j in added], [score_form(_text(old[i])) for i in o],
-                           scorer=fuzz.ratio, dtype=np.float32, workers=-1, score_cutoff=RESEMBLES)
+    a = [score_form(_text(new[j])) for j in added]
+    b = [score_form(_text(old[i])) for i in o]
+    words = word_similarity(a, b)  # sparse and cheap: it picks the few candidates worth comparing
     out = []
     for r, j in enumerate(added):
-        c = int(scores[r].argmax())
-        if scores[r, c] >= RESEMBLES:
-            out.append(Match(o[c], j, round(float(scores[r, c]), 1), "resembles"))
+        candidates = np.argsort(-words[r], kind="stable")[:RESEMBLE_CANDIDATES]
+        best = max(((fuzz.ratio(a[r], b[c]), -c) for c in candidates), default=(0.0, 0))
+        if best[0] >= RESEMBLES:
+            out.append(Match(o[-best[1]], j, round(float(best[0]), 1), "resembles"))
     return out
 
 
@@ -150,14 +153,15 @@ def _align_body(old, new, o, n, force, forbid) -> tuple[list[Match], list[Match]
     found += _pieces(old, new, o, n, found, forbid)
     same_text = {m.old for m in exact if old[m.old].compare == new[m.new].compare}
     home = _home(old, new, found)
-    traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form, home)
+    both = (units(old, o, score_form), units(new, n, score_form))
+    traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form, home, both)
     fuzzy = {m.old for m in found if m.method == "fuzzy"}  # forced and word-for-word matches stand
     better = {i: v for i, v in (traced.better or {}).items() if i in fuzzy}
     if better:  # a look-alike won on stock wording (120.1c -> 810.8d): the piece with its text wins
         taken = {j for j, _ in better.values()}
         found = [m for m in found if m.old not in better and m.new not in taken]
         found += [Match(i, j, share, "traced", True) for i, (j, share) in sorted(better.items())]
-        traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form, home)
+        traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form, home, both)
     allowed = lambda i, j: (old[i].rule_id, new[j].rule_id) not in forbid  # noqa: E731
     found += [Match(i, j, share, "traced", True) for i, j, share in traced.continued if allowed(i, j)]
     extra = [Match(i, j, share, "split", share < 60) for i, j, share in traced.splits if allowed(i, j)]
@@ -372,13 +376,19 @@ def _banned(old, new, o, n, forbid) -> np.ndarray:
     return banned
 
 
-def _descendants(rules: list[Rule], idx: list[int], heading: Rule) -> list[int]:
-    rid = heading.rule_id
-    if heading.kind == "part":
-        return [i for i in idx if rules[i].rule_id[:1] == rid and len(rules[i].rule_id.split(".")[0]) == 3]
-    if heading.kind == "chapter":
-        return [i for i in idx if rules[i].rule_id.split(".")[0] == rid]
-    return [i for i in idx if rules[i].parent == rid]
+def _descendants(rules: list[Rule], idx: list[int]):
+    """heading -> the records of `idx` under it: a part's chapters' rules, a chapter's rules, a
+    section's subrules (an index built once, looked up per heading)."""
+    by = defaultdict(list)
+    for i in idx:
+        rid = rules[i].rule_id
+        chapter = rid.split(".")[0]
+        if len(chapter) == 3:
+            by[("part", rid[:1])].append(i)
+            by[("chapter", chapter)].append(i)
+        by[("section", rules[i].parent)].append(i)
+    return lambda heading: by.get((heading.kind if heading.kind in ("part", "chapter") else "section",
+                                   heading.rule_id), [])
 
 
 def _compatible(a: Rule, b: Rule) -> bool:
@@ -416,13 +426,13 @@ def _align_headings(old, new, o, n, body: list[Match], force, forbid) -> list[Ma
     went = {m.old: m.new for m in body if m.method in ONE_TO_ONE}
     body_old = sorted(went)
     new_home = defaultdict(set)  # new body index -> the new headings that contain it
-    new_body = sorted(went.values())
+    kids_new, kids_old = _descendants(new, sorted(went.values())), _descendants(old, body_old)
     for j in n:
-        for k in _descendants(new, new_body, new[j]):
+        for k in kids_new(new[j]):
             new_home[k].add(j)
     exact, o, free_n = _exact(old, new, o, [j for j in n if j not in forced_n], lambda r: (r.kind, r.compare))
     for m in exact:  # the same title is not enough when the heading's rules went elsewhere ("Spells")
-        kids = _descendants(old, body_old, old[m.old])
+        kids = kids_old(old[m.old])
         if kids and sum(m.new in new_home.get(went[k], ()) for k in kids) < 0.2 * len(kids):
             o.append(m.old)
             free_n.append(m.new)
@@ -437,7 +447,7 @@ def _align_headings(old, new, o, n, body: list[Match], force, forbid) -> list[Ma
     votes = np.zeros_like(titles)
     has_kids = np.zeros(len(o), dtype=bool)
     for r, i in enumerate(o):
-        kids = _descendants(old, body_old, old[i])
+        kids = kids_old(old[i])
         has_kids[r] = bool(kids)
         for k in kids:
             for j in new_home.get(went[k], ()):

@@ -27,6 +27,7 @@ SHORT_SENTENCE = 88
 SHORT_WORDS = 8
 CONTAINED = 90  # partial ratio for a piece of a sentence found inside a longer one
 MIN_PIECE_WORDS = 5
+VERBATIM = 97  # a piece one word shorter than MIN_PIECE_WORDS counts only when it is there word for word
 RARE_IN = 3  # a word in at most this many rules (and 1% of them) names something: a keyword, a card type
 CANDIDATES = 6  # per sentence, the old (or new) sentences sharing the most rare words
 WORD = re.compile(r"[a-z][a-z'’-]+")
@@ -101,10 +102,10 @@ def likeness(a: Unit, b: Unit, inside: bool = False) -> float:
     ratio = fuzz.ratio(a.text, b.text)
     if ratio >= (SHORT_SENTENCE if short < SHORT_WORDS else SAME_SENTENCE):
         return 100.0 + ratio
-    if short < MIN_PIECE_WORDS or (inside and len(a.text) > len(b.text)):
+    if short < MIN_PIECE_WORDS - 1 or (inside and len(a.text) > len(b.text)):
         return 0.0
     partial = fuzz.partial_ratio(a.text, b.text)
-    if partial >= CONTAINED:
+    if partial >= (CONTAINED if short >= MIN_PIECE_WORDS else VERBATIM):  # shorter pieces: word for word
         return partial
     # A reworded piece inside a longer sentence: nearly all of the shorter one's words are there.
     words = fuzz.token_set_ratio(a.text, b.text) if short >= SHORT_WORDS else 0.0
@@ -137,8 +138,10 @@ def flows(old_units: list[Unit], new_units: list[Unit], home=lambda i, j: False)
             continue
         shared = Counter(k for w in b.words for k in index.get(w, ()))
         best = (0.0, -1)
-        for k, count in sorted(shared.items(), key=lambda x: (-x[1], x[0]))[:CANDIDATES]:
-            if count * 2 < min(len(old_units[k].words), len(b.words)):
+        # Best covered first: a short old sentence wholly inside b beats a long one sharing more words.
+        cover = {k: count / min(len(old_units[k].words), len(b.words)) for k, count in shared.items()}
+        for k in sorted(cover, key=lambda k: (-cover[k], -shared[k], k))[:CANDIDATES]:
+            if cover[k] < 0.5:
                 break
             best = max(best, (likeness(old_units[k], b), -k))
         if best[0] > 0:
@@ -162,7 +165,7 @@ def _piece_of(b: Unit, a: Unit, score: float) -> bool:
 
 
 MIN_FLOW = 3.0  # about three words of a rule's own text: less is not evidence of anything ...
-WHOLE = 0.8  # ... unless it is (nearly) all of a short new rule (and not boilerplate: half of that at least)
+WHOLE = 0.8  # ... unless it is (nearly) all of a short rule, old or new (and not boilerplate: half of that at least)
 LOOK_ALIKE = 0.1  # a split piece holding this much more of a rule's text than its match is its successor
 SHARE = 0.3  # part of a rule's own text that must have gone (or come) for a split or merge to count
 
@@ -178,12 +181,12 @@ class Traced:
 
 
 def trace(old: list[Rule], new: list[Rule], o: list[int], n: list[int], primary: dict[int, int],
-          exact: set[int], form, home=lambda i, j: False) -> Traced:
+          exact: set[int], form, home=lambda i, j: False, sentences_of: tuple | None = None) -> Traced:
     """`primary` maps old -> new for the one-to-one matches; `exact` holds the old rules whose text
     came through word for word (nothing lost, nothing gained); `home(i, j)` says whether new rule j
-    sits where old rule i's neighbours went (it settles ties between identical pieces)."""
-    uo = units(old, o, form)
-    un = units(new, n, form)
+    sits where old rule i's neighbours went (it settles ties between identical pieces);
+    `sentences_of` is (units(old), units(new)) when the caller has them already."""
+    uo, un = sentences_of or (units(old, o, form), units(new, n, form))  # the same for every call on a pair
     back = {j: i for i, j in primary.items()}
     pool_old, pool_new = [], []
     for i in o:
@@ -195,7 +198,7 @@ def trace(old: list[Rule], new: list[Rule], o: list[int], n: list[int], primary:
     own_old = {i: sum(u.weight for u in uo[i]) or 1.0 for i in o}
     own_new = {j: sum(u.weight for u in un[j]) or 1.0 for j in n}
     flow = {k: f for k, f in flows(pool_old, pool_new, home).items()
-            if f >= MIN_FLOW or (f >= WHOLE * own_new[k[1]] and f >= MIN_FLOW / 2)}
+            if f >= MIN_FLOW or (f >= WHOLE * min(own_new[k[1]], own_old[k[0]]) and f >= MIN_FLOW / 2)}
     traced = _decide(flow, dict(primary), own_old, own_new, home)
     lost = defaultdict(float)
     for u in pool_old:
