@@ -59,9 +59,25 @@ def make_pipeline(*steps: Callable[[str], str]) -> Callable[[str], str]:
     return run
 
 
+def until_stable(step: Callable[[str], str], limit: int = 5) -> Callable[[str], str]:
+    """Repeat a step until the text stops changing: folding one thing can uncover another ("-–"
+    becomes "--", itself a dash; "0__" loses one underscore, then the next), and a comparison form
+    must be a fixed point (folding it again changes nothing). Most texts take one pass to fold and
+    one to see nothing is left."""
+    def run(text: str) -> str:
+        for _ in range(limit):
+            folded = step(text)
+            if folded == text:
+                break
+            text = folded
+        return text
+    return run
+
+
 # The comparison form: what two texts must share to be "the same words". Cached: texts recur
 # from edition to edition.
-compare_form = lru_cache(maxsize=1 << 16)(make_pipeline(strip_citations, fold_typography, collapse_spaces))
+compare_form = lru_cache(maxsize=1 << 16)(until_stable(make_pipeline(strip_citations, fold_typography,
+                                                                     collapse_spaces)))
 
 
 # --- the ledger: lines in, kept pieces and explained discards out ------------------------------

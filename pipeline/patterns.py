@@ -39,7 +39,7 @@ FOLD = str.maketrans({
     "…": "...",
 })
 TRADEMARK = re.compile(r"\s?(?:\(TM\)|™|\(R\)|®)|(?<=_)TM\b")  # "DCI(TM)" ~ "DCI™" ~ "DCI", "_Odyssey_TM"
-LOST_TRADEMARK = re.compile(r"(?<=\w)_(?=[\s.,;:)]|$)")  # "Oracle_ card": a ™ the TXT edition lost
+LOST_TRADEMARK = re.compile(r"(?<=[^\W_])_(?=[\s.,;:)]|$)")  # "Oracle_ card": a ™ the TXT edition lost
 # Dashes as the text editions spell them: "cards -- even", "cards—even", "Artifact — Equipment",
 # "Land - Mountain", "(13 – 3)".
 DASH = re.compile(r"\s+-\s+|\s*(?:--|—|–)\s*")
