@@ -3,8 +3,15 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import settings
 
 from pipeline import stages
+
+# On CI the property tests draw the same examples every run (a failure there is reproducible);
+# on a developer's machine they keep exploring, and hypothesis' database remembers what failed.
+settings.register_profile("ci", derandomize=True, deadline=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parent.parent
 RAW = ROOT / "raw"
