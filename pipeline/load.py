@@ -46,6 +46,10 @@ def read(processed: Path, name: str, columns: list[str] | None = None, filters=N
     if check:
         publish.verify(processed, [file])
     try:
+        expected = parquet.arrow_schema(BY_NAME[name])
+        if not pq.read_schema(processed / file).equals(expected):  # a folder written by another version
+            raise PipelineError(f"{file} does not have the columns of pipeline/schema.py (written by another "
+                                "version?): run `python -m pipeline run` again", path=processed)
         table = pq.read_table(processed / file, columns=columns, filters=filters)
     except (OSError, pa.ArrowException) as e:
         raise PipelineError(f"{file} cannot be read: {e}", path=processed) from None

@@ -172,3 +172,18 @@ def test_export_refuses_a_comparison_form_it_cannot_derive(tmp_path):
     with pytest.raises(PipelineError, match=r"rule 100.1 \(2020-01-01\): its comparison form"):
         export.rule_rows([r])
     assert export.rule_rows([replace(r, compare=compare_form(r.text))])["text"].tolist() == [r.text]
+
+
+def test_loader_names_a_table_of_another_version(seeds_run, tmp_path):
+    """A rules.parquet of the layout before (a `compare` column, sentences as strings): a clear
+    error that says to run again, not a TypeError deep in the loader."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    _, processed = seeds_run
+    table = pq.read_table(processed / "rules.parquet")
+    old = table.append_column("compare", pa.array([""] * len(table), pa.string()))
+    pq.write_table(old, tmp_path / "rules.parquet")
+    with pytest.raises(PipelineError, match="rules.parquet does not have the columns of pipeline/schema.py"):
+        load.read(tmp_path, "rules", check=False)
+    pq.write_table(table, tmp_path / "rules.parquet")
+    assert load.read(tmp_path, "rules", check=False).num_rows == len(table)
