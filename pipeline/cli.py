@@ -101,7 +101,7 @@ def align(raw: Path, processed: Path, quiet: bool, no_cache: bool):
 
 
 @main.command(help="Export the stored records (from `ingest`, `segment` and `align`): every table as CSV, "
-                   "JSON Lines and Parquet, the SQLite database, datapackage.json and the data dictionary.")
+                   "Parquet, the SQLite database, datapackage.json and the data dictionary.")
 @outputs
 @quiet_option
 @friendly_errors

@@ -2,8 +2,9 @@
 
 Keys as in pipeline/schema.py (primary and foreign), indexes on the columns people filter by,
 full-text search (FTS5, external content: the index stores no second copy of the texts) over rule
-titles, texts and examples and over glossary terms and definitions, and a view `changes_text`
-that puts the old and new titles and texts beside each change. Lists are JSON text (SQLite's JSON
+titles, texts and examples and over glossary terms and definitions, a view `changes_text` that
+puts the old and new titles and texts beside each change, and a view `rule_sentences` that spells
+out the sentences the rules table stores as offsets. Lists are JSON text (SQLite's JSON
 functions read them), booleans 0/1, dates ISO text; an empty field is NULL, as in the CSV.
 """
 from __future__ import annotations
@@ -32,6 +33,13 @@ LEFT JOIN rules AS o ON o.edition = c.from_edition AND o.rule_id = c.old_rule_id
     AND o.kind <> 'commentary'
 LEFT JOIN rules AS n ON n.edition = c.to_edition AND n.rule_id = c.new_rule_id AND n.occurrence = 1
     AND n.kind <> 'commentary'"""
+# Sentences are stored as [start, end] offsets into the text (the title when there is none): this
+# view spells them out. substr counts characters from 1, as Python's slices count them from 0.
+RULE_SENTENCES = """CREATE VIEW rule_sentences AS
+SELECT r.edition, r.kind, r.rule_id, r.occurrence, s.key + 1 AS n,
+    CASE WHEN s.type = 'text' THEN s.value ELSE substr(coalesce(r.text, r.title, ''),
+        json_extract(s.value, '$[0]') + 1, json_extract(s.value, '$[1]') - json_extract(s.value, '$[0]')) END AS sentence
+FROM rules AS r, json_each(r.sentences) AS s"""
 
 for _numpy, _python in ((np.int64, int), (np.float64, float), (np.bool_, bool)):
     sqlite3.register_adapter(_numpy, _python)
@@ -84,6 +92,7 @@ class Database:
                                  "content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2')")
                 self.con.execute(f"INSERT INTO {search} (rowid, {names}) SELECT rowid, {names} FROM {content}")
             self.con.execute(CHANGES_TEXT)
+            self.con.execute(RULE_SENTENCES)
             self.con.execute("COMMIT")
             self.con.execute("VACUUM")
             self.con.close()

@@ -1,5 +1,6 @@
-"""Records -> pandas -> processed/: CSV (RFC 4180, UTF-8, CRLF; list fields as JSON) and JSON Lines.
-Column order, types and keys come from pipeline/schema.py."""
+"""Records -> pandas -> processed/: CSV (RFC 4180, UTF-8, CRLF; list fields as JSON), Parquet and
+the SQLite database. Column order, types and keys come from pipeline/schema.py. No JSON Lines: the
+Parquet twin serves typed readers, and a third copy of every text tripled the folder's size."""
 from __future__ import annotations
 
 import json
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.clean import compare_form
+from pipeline.errors import PipelineError
 from pipeline.fetch_lock import fetched_url
 from pipeline.ingest import Rejection
 from pipeline.records import CleanDoc, Edition, Rule, rule_key
@@ -28,22 +31,53 @@ def frame(table: str, rows: list[dict]) -> pd.DataFrame:
 
 
 def rule_rows(rules: list[Rule], history: object | None = None) -> pd.DataFrame:
+    """The rules table. `compare` is not stored (the loader derives it from the text: it must be
+    derivable) and sentences are offsets into the text, not a second copy of it."""
+    names = [c for c in BY_NAME["rules"].names if c not in ("lineage_id", "last_changed", "sentences")]
+    lineage = history.lineage if history else {}
+    last_changed = history.last_changed if history else {}
     rows = []
     for r in rules:
+        base = r.text or r.title
+        if r.compare != compare_form(base):
+            raise PipelineError(f"rule {r.rule_id} ({r.edition}): its comparison form is not compare_form(text): "
+                                "it would be lost in export")
         key = rule_key(r)
-        row = {c: getattr(r, c, "") for c in BY_NAME["rules"].names}
-        row["lineage_id"] = history.lineage.get(key, "") if history else ""
-        row["last_changed"] = history.last_changed.get(key, "") if history else ""
+        row = {c: getattr(r, c, "") for c in names}
+        row["lineage_id"] = lineage.get(key, "")
+        row["last_changed"] = last_changed.get(key, "")
+        row["sentences"] = sentence_offsets(base, r.sentences)
         row["citations"] = [asdict(c) for c in r.citations]
         row["rule_flags"] = list(r.flags)  # not "flags": that would hide pandas' DataFrame.flags
         rows.append(row)
     return frame("rules", rows)
 
 
+def sentence_offsets(base: str, sentences: tuple[str, ...]) -> list:
+    """Each sentence as [start, end] into `base`, searched in order; one that is not a piece of
+    `base` (spaCy cut a citation tag in two) stays a string, so nothing is lost."""
+    out: list = []
+    at = 0
+    for sentence in sentences:
+        start = base.find(sentence, at) if sentence else -1
+        if start < 0:
+            out.append(sentence)
+        else:
+            at = start + len(sentence)
+            out.append([start, at])
+    return out
+
+
+def sentences_of(base: str, offsets) -> tuple[str, ...]:
+    """The inverse of `sentence_offsets`."""
+    return tuple(s if isinstance(s, str) else base[s[0]:s[1]] for s in offsets)
+
+
 def change_rows(history) -> pd.DataFrame:
+    names = BY_NAME["changes"].names
     rows = []
     for c in sorted(history.changes, key=_change_order):
-        row = {k: getattr(c, k) for k in BY_NAME["changes"].names}
+        row = {k: getattr(c, k) for k in names}
         row["ops"] = [list(op) for op in c.ops]
         row["title_ops"] = [list(op) for op in c.title_ops]
         row["example_ops"] = [[list(op) for op in ops] for ops in c.example_ops]
@@ -213,11 +247,15 @@ def _agrees(tag: str, changed: str, first: str, complete: list[str]) -> str:
     return "yes" if low < tag <= changed else "no"
 
 
+# Compact JSON (no spaces after , and :): a tenth of the list columns' bytes; tuples encode as lists
+TO_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def flatten(chunk: pd.DataFrame, name: str) -> pd.DataFrame:
     """List and object fields as JSON text: the CSV's (and the database's) form of a table."""
     flat = chunk.copy()
     for column in (c.name for c in BY_NAME[name].columns if c.type in ("array", "object")):
-        flat[column] = [json.dumps(list(v) if isinstance(v, tuple) else v, ensure_ascii=False) for v in flat[column]]
+        flat[column] = [TO_JSON(v) for v in flat[column]]
     return flat
 
 
@@ -225,19 +263,12 @@ CHUNK = 5000  # rows converted and written at a time: memory stays flat however 
 
 
 def write_table(data: pd.DataFrame, folder: Path, name: str, db: Database | None = None, file: str | None = None,
-                formats: tuple[str, ...] = ("csv", "jsonl", "parquet")) -> None:
-    """name.csv (list and object fields as JSON strings), name.parquet (typed) and, unless the
-    schema says not, name.jsonl (one JSON object per line), streamed in chunks; with `db`, the
-    rows also go into the SQLite database."""
+                formats: tuple[str, ...] = ("csv", "parquet")) -> None:
+    """name.csv (list and object fields as JSON strings) and name.parquet (typed), streamed in
+    chunks; with `db`, the rows also go into the SQLite database."""
     table = BY_NAME[name]
     assert list(data.columns) == table.names, f"{name}: columns drift from pipeline/schema.py"
     chunks = [data.iloc[i:i + CHUNK] for i in range(0, len(data), CHUNK)] or [data]
-
-    def jsonl(f):
-        for chunk in chunks:  # pandas' C JSON writer: several times faster than json.dumps per row
-            if len(chunk):
-                text = chunk.to_json(orient="records", lines=True, force_ascii=False, date_format="iso")
-                f.write(text if text.endswith("\n") else text + "\n")
 
     def csv(f):
         for n, chunk in enumerate(chunks):
@@ -247,8 +278,6 @@ def write_table(data: pd.DataFrame, folder: Path, name: str, db: Database | None
                 db.add(name, flat)
 
     file = file or name
-    if table.jsonl and "jsonl" in formats:
-        write_atomic_with(folder / f"{file}.jsonl", jsonl)
     if "parquet" in formats:
         parquet.write(folder, name, chunks, file)
     if "csv" in formats:

@@ -2,10 +2,10 @@
 text (a partial or truncated rule only has to agree on what it has)."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pipeline import load
 from pipeline.clean import compare_form
 from pipeline.errors import PipelineError
 from pipeline.records import CleanDoc, Rule
@@ -66,18 +66,18 @@ def _agrees(r: Rule, theirs: tuple[str, tuple[str, ...]] | None) -> bool:
 
 
 def read_processed(processed: Path) -> Texts:
-    """Edition texts from a finished run's rules.jsonl and editions.jsonl."""
-    rules_path, editions_path = processed / "rules.jsonl", processed / "editions.jsonl"
-    for path in (rules_path, editions_path):
-        if not path.exists():
-            raise PipelineError(f"{path.name} is missing: run `python -m pipeline run` first", path=processed)
-    with editions_path.open(encoding="utf-8") as f:
-        complete = {row["edition"] for row in map(json.loads, f) if row["status"] == "complete"}
+    """Edition texts from a finished run's rules and editions tables (Parquet)."""
+    for name in ("rules", "editions"):
+        if not (processed / f"{name}.parquet").exists():
+            raise PipelineError(f"{name}.parquet is missing: run `python -m pipeline run` first", path=processed)
+    complete = {row["edition"] for row in load.rows(processed, "editions", only=["edition", "status"])
+                if row["status"] == "complete"}
     out: Texts = {e: {} for e in sorted(complete)}
-    with rules_path.open(encoding="utf-8") as f:
-        for row in map(json.loads, f):
-            if row["edition"] in complete and row["occurrence"] == 1 and row["kind"] not in SKIPPED:
-                out[row["edition"]][row["rule_id"]] = (row["compare"], tuple(compare_form(e) for e in row["examples"]))
+    for row in load.rows(processed, "rules", only=["edition", "rule_id", "kind", "occurrence", "title", "text",
+                                                  "examples"]):
+        if row["edition"] in complete and row["occurrence"] == 1 and row["kind"] not in SKIPPED:
+            out[row["edition"]][row["rule_id"]] = (compare_form(row["text"] or row["title"]),
+                                                   tuple(compare_form(e) for e in row["examples"]))
     return out
 
 

@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline import parquet, publish
+from pipeline.clean import compare_form
 from pipeline.errors import PipelineError
 from pipeline.records import Citation, Rule, RuleChange, rule_key
 from pipeline.schema import BY_NAME
@@ -23,7 +24,7 @@ from pipeline.schema import BY_NAME
 RULE_FIELDS = ("edition", "source", "rule_id", "kind", "parent", "title", "text", "compare", "examples",
                "sentences", "references", "citations", "rule_flags", "line_start", "line_end", "occurrence",
                "variants")
-TUPLES = {"examples", "sentences", "references", "rule_flags", "variants"}
+TUPLES = {"examples", "references", "rule_flags", "variants"}
 
 
 @dataclass
@@ -45,6 +46,10 @@ def read(processed: Path, name: str, columns: list[str] | None = None, filters=N
     if check:
         publish.verify(processed, [file])
     try:
+        expected = parquet.arrow_schema(BY_NAME[name])
+        if not pq.read_schema(processed / file).equals(expected):  # a folder written by another version
+            raise PipelineError(f"{file} does not have the columns of pipeline/schema.py (written by another "
+                                "version?): run `python -m pipeline run` again", path=processed)
         table = pq.read_table(processed / file, columns=columns, filters=filters)
     except (OSError, pa.ArrowException) as e:
         raise PipelineError(f"{file} cannot be read: {e}", path=processed) from None
@@ -76,6 +81,7 @@ def rules(processed: Path, edition: str | None = None, filters=None, file: str |
     for name in TUPLES:
         data[name] = [tuple(v) for v in data[name]]
     data["citations"] = [tuple(Citation(**c) for c in cs) for cs in data["citations"]]
+    _derived(data)
     data["flags"] = data.pop("rule_flags")
     names = [n if n != "rule_flags" else "flags" for n in RULE_FIELDS]
     out = Loaded()
@@ -87,6 +93,16 @@ def rules(processed: Path, edition: str | None = None, filters=None, file: str |
         if changed:
             out.last_changed[rule_key(r)] = changed
     return out
+
+
+def _derived(data: dict[str, list]) -> None:
+    """What export does not store: the comparison form (of the text, or the title when there is no
+    text: once per distinct text) and the sentences' texts (from their offsets)."""
+    bases = [text or title for text, title in zip(data["text"], data["title"])]
+    forms = {base: compare_form(base) for base in set(bases)}
+    data["compare"] = [forms[base] for base in bases]
+    data["sentences"] = [tuple(s["text"] if s["text"] is not None else base[s["start"]:s["end"]] for s in each)
+                         for base, each in zip(bases, data["sentences"])]
 
 
 def date_scalar(text: str) -> pa.Scalar:

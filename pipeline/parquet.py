@@ -22,9 +22,12 @@ OP_FIELDS = ("tag", "old_start", "old_end", "new_start", "new_end", "old_text", 
 OP = pa.struct([(n, pa.string() if n in ("tag", "old_text", "new_text") else pa.int64()) for n in OP_FIELDS])
 CITATION = pa.struct([(n, pa.string()) for n in ("source", "value", "text", "part")])
 NUMBERS = pa.struct([("rule_id", pa.string()), ("editions", pa.list_(pa.string()))])
+# A sentence: start and end in the text, or (rarely) its own text when it is not a piece of it
+SENTENCE = pa.struct([("start", pa.int32()), ("end", pa.int32()), ("text", pa.string())])
 
 ARROW = {  # (table, column) -> Arrow type, for the nested columns that are not lists of strings
     ("rules", "citations"): pa.list_(CITATION),
+    ("rules", "sentences"): pa.list_(SENTENCE),
     ("changes", "ops"): pa.list_(OP),
     ("changes", "title_ops"): pa.list_(OP),
     ("changes", "example_ops"): pa.list_(pa.list_(OP)),
@@ -49,6 +52,9 @@ def _column(table: str, name: str, values, kind: pa.DataType) -> pa.Array:
         values = [[[dict(zip(OP_FIELDS, op)) for op in ops] for ops in each] for each in values]
     elif (table, name) == ("sources", "discarded_by_reason"):
         values = [list(v.items()) for v in values]
+    elif (table, name) == ("rules", "sentences"):
+        values = [[{"text": s} if isinstance(s, str) else {"start": s[0], "end": s[1]} for s in each]
+                  for each in values]
     if kind == pa.date32():  # ISO text -> date; "" -> null
         text = pa.array(values, pa.string())
         return pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text).cast(pa.date32())
@@ -64,6 +70,8 @@ def python(table: str, name: str, values: list) -> list:
         return [[[list(op.values()) for op in ops] for ops in each] for each in values]
     if (table, name) == ("sources", "discarded_by_reason"):
         return [dict(v) for v in values]
+    if (table, name) == ("rules", "sentences"):
+        return [[s["text"] if s["text"] is not None else [s["start"], s["end"]] for s in each] for each in values]
     return values
 
 

@@ -19,7 +19,6 @@ class Table:
     columns: tuple[Column, ...]
     primary_key: tuple[str, ...] = ()
     foreign_keys: tuple[tuple[tuple[str, ...], str, tuple[str, ...]], ...] = ()  # (fields, table, fields)
-    jsonl: bool = True
 
     @property
     def names(self) -> list[str]:
@@ -45,9 +44,10 @@ TABLES = (
         ("last_changed", "date", "Edition of the lineage's last wording change (or its first edition)."),
         ("title", "string", "Heading title or glossary term."),
         ("text", "string", "Readable text, unwrapped, original typography, citation tags removed."),
-        ("compare", "string", "Comparison form: quotes, dashes, trademarks, italics underscores folded."),
         ("examples", "array", "Every example, in order (JSON list of strings)."),
-        ("sentences", "array", "The text's sentences (JSON list of strings)."),
+        ("sentences", "array", "The sentences of `text` (of `title` when `text` is empty) as character offsets: "
+                               "JSON list of [start, end] (Python's text[start:end]); a sentence that is not a "
+                               "piece of it, as its own string. The view `rule_sentences` spells them out."),
         ("references", "array", "Rule ids the text points to, ranges expanded (JSON list)."),
         ("citations", "array", "Citation tags: JSON list of {source, value, text, part}."),
         ("rule_flags", "array", "partial, truncated, duplicate, conflict, placeholder, orphan (JSON list); not "
@@ -141,7 +141,7 @@ TABLES = (
         ("reason", "string", "Why it was discarded."),
         ("chars", "integer", "Characters discarded."),
         ("text", "string", "The discarded text."),
-    ), jsonl=False),
+    )),
     Table("references", "One row per rule-to-rule reference, per edition.", _cols(
         ("edition", "date", "Edition."),
         ("rule_id", "string", "The referring record."),

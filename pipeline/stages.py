@@ -85,7 +85,7 @@ def run_align(raw: Path, processed: Path, quiet: bool = False, use_cache: bool =
 
 
 def run_export(processed: Path, quiet: bool = False) -> Result:
-    """Export alone: every table (CSV, JSON Lines, Parquet), the SQLite database, the data package."""
+    """Export alone: every table (CSV, Parquet), the SQLite database, the data package."""
     with publish.locked(processed):
         rid = publish.run_id(processed)
         result = Result(stored.load_ingested(processed))

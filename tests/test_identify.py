@@ -63,7 +63,7 @@ def test_identify_cli(processed):
 
 def test_identify_cli_without_a_run(tmp_path):
     result = CliRunner().invoke(main, ["identify", "--processed", str(tmp_path), str(RAW / f"{SEEDS['004']}.txt")])
-    assert result.exit_code == 1 and "rules.jsonl is missing" in result.output
+    assert result.exit_code == 1 and "rules.parquet is missing" in result.output
 
 
 @needs_archive

@@ -1,7 +1,8 @@
 """The typed loader is the exact inverse of export: records -> export -> load -> the same records."""
+import json
 import os
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import duckdb
 import pandas as pd
@@ -9,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pipeline import export, load, publish
+from pipeline.clean import compare_form
 from pipeline.errors import PipelineError
 from pipeline.records import Citation, Rule, RuleChange, rule_key
 from conftest import needs_archive
@@ -23,6 +25,18 @@ rule = st.builds(Rule, edition=dates, source=text, rule_id=numbers, kind=st.samp
                  parent=numbers, title=text, text=text, compare=text, examples=words, sentences=words,
                  references=words, citations=citations, flags=words, line_start=st.integers(0, 10**6),
                  line_end=st.integers(0, 10**6), occurrence=st.integers(1, 3), variants=words)
+
+
+@st.composite
+def exported_rule(draw):
+    """A record as segment makes it: its comparison form derived from its text (or title), its
+    sentences mostly pieces of that text, in order (stored as offsets), sometimes not (kept whole)."""
+    r = draw(rule)
+    base = r.text or r.title
+    cuts = sorted(draw(st.lists(st.integers(0, len(base)), max_size=6)))
+    pieces = [base[a:b] for a, b in zip(cuts[::2], cuts[1::2])]
+    sentences = draw(st.lists(st.one_of(st.sampled_from(pieces) if pieces else text, text), max_size=4))
+    return replace(r, compare=compare_form(base), sentences=tuple(pieces if draw(st.booleans()) else sentences))
 op = st.tuples(st.sampled_from(["replace", "insert", "delete"]), *[st.integers(0, 10**5)] * 4, text, text)
 ops = st.lists(op, max_size=3).map(tuple)
 change = st.builds(RuleChange, dates, dates, text, numbers, numbers, text, st.sampled_from(["modified", "added"]),
@@ -45,7 +59,7 @@ def publish_tables(folder, history, rules):
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rules=st.lists(rule, max_size=6, unique_by=rule_key), changes=st.lists(change, max_size=6),
+@given(rules=st.lists(exported_rule(), max_size=6, unique_by=rule_key), changes=st.lists(change, max_size=6),
        placed=st.lists(st.tuples(st.text(min_size=1, max_size=20), dates), max_size=6))
 def test_export_then_load_gives_the_same_records(tmp_path, rules, changes, placed):
     history = History(changes=changes)
@@ -124,3 +138,52 @@ def test_archive_twins_keep_numbers_as_text_and_search_finds_the_uniqueness_rule
                        "WHERE rules_search MATCH 'planeswalker uniqueness rule'").fetchall()
     assert ("2009-07-11", "306.4") in hits
     assert con.execute("SELECT count(*) FROM rules").fetchone()[0] == len(load.rules(processed).rules)
+
+
+def test_sentences_are_stored_as_offsets_and_compare_not_at_all(seeds_run):
+    """The rules table holds each text once: sentences are [start, end] into it (a string only when
+    a sentence is not a piece of the text), the comparison form is not stored; the loader and the
+    database's view give the sentences back."""
+    result, processed = seeds_run
+    table = pd.read_csv(processed / "rules.csv", dtype=str, keep_default_na=False)
+    assert "compare" not in table.columns and "compare" not in pd.read_parquet(processed / "rules.parquet").columns
+    con = sqlite3.connect(processed / "crdiff.sqlite")
+    assert "compare" not in [row[1] for row in con.execute("PRAGMA table_info(rules)")]
+    pairs = kept = 0
+    for base, stored in zip(table["text"].where(table["text"] != "", table["title"]), table["sentences"]):
+        for s in json.loads(stored):
+            if isinstance(s, str):
+                kept += 1
+                assert s not in base
+            else:
+                pairs += 1
+                assert 0 <= s[0] < s[1] <= len(base)
+    assert pairs > 2 * kept  # the strings: sentences spaCy cut inside a citation tag ("... [", "CompRules 2007/10/01]")
+    expected = {(r.edition, r.kind, r.rule_id, r.occurrence): r.sentences for r in result.rules if r.sentences}
+    got: dict = {}
+    for edition, kind, rule_id, occurrence, sentence in con.execute(
+            "SELECT edition, kind, rule_id, occurrence, sentence FROM rule_sentences ORDER BY rowid, n"):
+        got.setdefault((edition, kind, rule_id, occurrence), []).append(sentence)
+    assert {k: tuple(v) for k, v in got.items()} == expected
+
+
+def test_export_refuses_a_comparison_form_it_cannot_derive(tmp_path):
+    r = Rule("2020-01-01", "s", "100.1", "rule", "100", "", "A “quoted” word.", "a hand-made form")
+    with pytest.raises(PipelineError, match=r"rule 100.1 \(2020-01-01\): its comparison form"):
+        export.rule_rows([r])
+    assert export.rule_rows([replace(r, compare=compare_form(r.text))])["text"].tolist() == [r.text]
+
+
+def test_loader_names_a_table_of_another_version(seeds_run, tmp_path):
+    """A rules.parquet of the layout before (a `compare` column, sentences as strings): a clear
+    error that says to run again, not a TypeError deep in the loader."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    _, processed = seeds_run
+    table = pq.read_table(processed / "rules.parquet")
+    old = table.append_column("compare", pa.array([""] * len(table), pa.string()))
+    pq.write_table(old, tmp_path / "rules.parquet")
+    with pytest.raises(PipelineError, match="rules.parquet does not have the columns of pipeline/schema.py"):
+        load.read(tmp_path, "rules", check=False)
+    pq.write_table(table, tmp_path / "rules.parquet")
+    assert load.read(tmp_path, "rules", check=False).num_rows == len(table)
