@@ -234,7 +234,8 @@ def compare(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: 
                        err=True)
     from_files = Path(a).is_file() or Path(b).is_file()
     recorded = None if from_files else cmp.stored(processed, old, new)  # a step of the run: its own changes
-    changes = sorted(recorded if recorded is not None else cmp.compare(old, new),
+    cache = processed / cmp.CACHE_FILE if from_files else None  # asked again: neither segmented nor aligned again
+    changes = sorted(recorded if recorded is not None else cmp.compare(old, new, cache),
                      key=lambda c: natural_key(c.old_rule_id or c.new_rule_id))
     if html:
         name = f"{Path(a).stem}_{Path(b).stem}"
