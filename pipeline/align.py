@@ -401,7 +401,8 @@ def _align_headings(old, new, o, n, body: list[Match], force, forbid) -> list[Ma
         for k in kids:
             for j in new_home.get(went[k], ()):
                 votes[r, col[j]] += 1 / len(kids)
-    old_kind, new_kind = np.array([old[i].kind for i in o], dtype=object), np.array([new[j].kind for j in n], dtype=object)
+    old_kind = np.array([old[i].kind for i in o], dtype=object)
+    new_kind = np.array([new[j].kind for j in n], dtype=object)
     compatible = np.equal.outer(old_kind == "part", new_kind == "part")  # parts match parts; chapters and
     # sections match each other (212.2 "Artifacts" became 301)
     same_kind = np.equal.outer(old_kind, new_kind).astype(np.float32)

@@ -100,7 +100,7 @@ def in_child(fn, *args, timeout: float = 3600.0) -> dict:
     A child that dies, raises or hangs is a BenchError, never a parent blocked on the queue."""
     ctx = multiprocessing.get_context("fork")
     results = ctx.Queue()
-    child = ctx.Process(target=_child, args=(results, fn, args), daemon=True)
+    child = ctx.Process(target=_child, args=(results, fn, args))  # not a daemon: a run may use a pool
     child.start()
     deadline = time.monotonic() + timeout
     try:
@@ -265,8 +265,8 @@ def simulated_rows(raw: Path, corpora: list[Path], count: int, tmp: Path, echo) 
     added = timed_run(raw, [folder], tmp / "ps", tmp / "rs")
     echo(f"add-one-edition run by stage (s): {added['stages']}")
     pair = pair_seconds(folder / f"edition-{count - 1:03d}.txt", newest)
-    return [Row(f"(g0) simulated: naive floor ({count} files, {sum(p.stat().st_size for p in folder.iterdir()) / 1e6:.0f} MB)",
-                floor, base=floor),
+    mb = sum(p.stat().st_size for p in folder.iterdir()) / 1e6
+    return [Row(f"(g0) simulated: naive floor ({count} files, {mb:.0f} MB)", floor, base=floor),
             Row(f"(g) simulated: full run, cold ({full['editions']} editions)", full["seconds"], base=floor,
                 target="<= 15"),
             Row("(g) simulated: peak memory", full["peak_mb"], "MB", target="<= 1500"),
