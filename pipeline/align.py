@@ -452,8 +452,11 @@ def _align_headings(old, new, o, n, body: list[Match], force, forbid) -> list[Ma
         for k in kids:
             for j in new_home.get(went[k], ()):
                 votes[r, col[j]] += 1 / len(kids)
-    compatible = np.array([[_compatible(old[i], new[j]) for j in n] for i in o], dtype=bool)
-    same_kind = np.array([[old[i].kind == new[j].kind for j in n] for i in o], dtype=np.float32)
+    old_kind = np.array([old[i].kind for i in o], dtype=object)
+    new_kind = np.array([new[j].kind for j in n], dtype=object)
+    compatible = np.equal.outer(old_kind == "part", new_kind == "part")  # parts match parts; chapters and
+    # sections match each other (212.2 "Artifacts" became 301)
+    same_kind = np.equal.outer(old_kind, new_kind).astype(np.float32)
     total = np.minimum(60 * votes + 0.4 * titles + 10 * same_kind, 100.0)
     free = np.isin(np.array(n), np.array(free_n, dtype=int))
     allowed = compatible & free[None, :] & np.where(has_kids[:, None], votes >= 0.2, titles >= 80)

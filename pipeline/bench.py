@@ -3,21 +3,21 @@ from __future__ import annotations
 
 import difflib
 import multiprocessing
+import queue
 import re
 import resource
-import shutil
+import subprocess
+import sys
 import time
-from datetime import date, timedelta
+from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline import stages
 from pipeline.align import align
 from pipeline.clean import normalize_newlines
 from pipeline.decode import decode
-from pipeline.errors import SourceError
-from pipeline.patterns import EFFECTIVE_DATE
+from pipeline.errors import PipelineError, SourceError
 from pipeline.records import Rule
-from pipeline.sources.official import looks_official
 
 # Chains the July 2009 renumbering must keep whole, and the near-twins it must not swap.
 CHAINS_2009 = {"212.1b": "204.1a", "212.1d": "204.4b", "212.1e": "204.3d", "212.5b": "304.2", "212.7b": "307.2"}
@@ -72,8 +72,13 @@ def alignment_bench(old: list[Rule], new: list[Rule]) -> list[dict]:
 SPLIT = re.compile(r"(?m)^(?=\d{3}\.\d+[a-z]?\.? )")
 
 
-def naive_floor(corpora: list[Path]) -> tuple[float, int]:
-    """Decode every file and split it into rules with one regular expression: the floor."""
+def naive_floor(corpora: list[Path], repeat: int = 3) -> tuple[float, int]:
+    """Decode every file and split it into rules with one regular expression: the floor (the best of
+    a few tries: on a shared machine one try can take several times as long)."""
+    return min(_floor_once(corpora) for _ in range(repeat))
+
+
+def _floor_once(corpora: list[Path]) -> tuple[float, int]:
     start = time.perf_counter()
     pieces = 0
     for folder in corpora:
@@ -86,60 +91,100 @@ def naive_floor(corpora: list[Path]) -> tuple[float, int]:
     return time.perf_counter() - start, pieces
 
 
-def _child(queue, raw, corpora, processed, reports):
-    start = time.perf_counter()
-    result = stages.run_all(raw, corpora, processed, reports, quiet=True)
-    seconds = time.perf_counter() - start
-    queue.put({"seconds": seconds, "skipped": result is None,
-               "stages": {} if result is None else {k: round(v, 2) for k, v in result.seconds.items()},
-               "records": 0 if result is None else result.records,
-               "editions": 0 if result is None else len(result.editions),
-               "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
+class BenchError(PipelineError):
+    """A measured run that failed: its child died, raised or ran past its time."""
 
 
-def timed_run(raw: Path, corpora: list[Path], processed: Path, reports: Path) -> dict:
-    """One whole run in a forked child (modules already imported, as in a warm interpreter), so
-    its peak memory is its own."""
+def in_child(fn, *args, timeout: float = 3600.0) -> dict:
+    """fn(*args) (a dict) in a forked child of this warm interpreter, plus the child's peak memory in MB.
+    A child that dies, raises or hangs is a BenchError, never a parent blocked on the queue."""
     ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    child = ctx.Process(target=_child, args=(queue, raw, corpora, processed, reports))
+    results = ctx.Queue()
+    child = ctx.Process(target=_child, args=(results, fn, args))  # not a daemon: a run may use a pool
     child.start()
-    out = queue.get()
-    child.join()
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            try:
+                status, out = results.get(timeout=0.5)
+                break
+            except queue.Empty:
+                if not child.is_alive() and results.empty():
+                    raise BenchError(f"the measured run died (exit code {child.exitcode})") from None
+                if time.monotonic() > deadline:
+                    raise BenchError(f"the measured run took more than {timeout:.0f} s: stopped") from None
+    finally:
+        if child.is_alive():
+            child.join(timeout=5)
+        if child.is_alive():
+            child.kill()
+            child.join()
+    if status != "ok":
+        raise BenchError(f"the measured run failed: {out}")
     return out
 
 
-def simulate(corpora: list[Path], count: int, folder: Path) -> Path:
-    """`count` editions made from the corpus by copying its files, in date order, with shifted
-    effective dates: each real edition stands for a run of identical copies, so consecutive
-    editions are mostly the same, as real consecutive editions are."""
-    folder.mkdir(parents=True, exist_ok=True)
-    files = []
-    for path in sorted(p for c in corpora for p in c.iterdir() if p.is_file()):
-        try:
-            if looks_official(decode(path.read_bytes(), path)[0]):
-                files.append(path)
-        except SourceError:
-            continue
-    day = date(1990, 1, 1)
-    for n in range(count):
-        source = files[n * len(files) // count]
-        text, _ = decode(source.read_bytes(), source)
-        day += timedelta(days=90)
-        stamp = day.strftime("%B %d, %Y").replace(" 0", " ")
-        text = EFFECTIVE_DATE.sub(lambda m: m.group(0).replace(m.group("date"), stamp), text, count=1)
-        (folder / f"edition-{n:03d}.txt").write_text(text, encoding="utf-8")
-    return folder
+def _child(results, fn, args):
+    try:
+        out = dict(fn(*args))
+        out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        results.put(("ok", out))
+    except BaseException as e:  # reported by the parent, whatever it was
+        results.put(("error", f"{type(e).__name__}: {e}"))
 
 
-def change_one_file(corpus: Path, folder: Path) -> Path:
-    """A copy of the corpus in which one rule of the newest edition has one more word."""
-    shutil.copytree(corpus, folder)
-    newest = sorted(folder.iterdir())[-1]
-    text, _ = decode(newest.read_bytes(), newest)
-    newest.write_text(text.replace("100.1. These Magic rules apply", "100.1. These Magic rules always apply", 1),
-                      encoding="utf-8")
-    return folder
+def whole_run(raw: Path, corpora: list[Path], processed: Path, reports: Path) -> dict:
+    start = time.perf_counter()
+    result = stages.run_all(raw, corpora, processed, reports, quiet=True)
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "skipped": result is None,
+            "stages": {} if result is None else {k: round(v, 2) for k, v in result.seconds.items()},
+            "records": 0 if result is None else result.records,
+            "editions": 0 if result is None else len(result.editions)}
+
+
+def timed_run(raw: Path, corpora: list[Path], processed: Path, reports: Path, timeout: float = 3600.0) -> dict:
+    """One whole run in a forked child (modules already imported, as in a warm interpreter), so
+    its peak memory is its own."""
+    return in_child(whole_run, raw, corpora, processed, reports, timeout=timeout)
+
+
+def folder_mb(folder: Path) -> tuple[float, list[tuple[str, float]]]:
+    """Size of a published folder (caches and staging left out) and its biggest files, in MB."""
+    sizes = [(str(p.relative_to(folder)), p.stat().st_size / 1e6) for p in folder.rglob("*")
+             if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)]
+    return sum(s for _, s in sizes), sorted(sizes, key=lambda x: -x[1])[:5]
+
+
+def latency(args: list[str], repeat: int = 3) -> float:
+    """Best wall time of a fresh `python -m pipeline ARGS` (start-up included, as a user sees it)."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True, text=True)
+        best = min(best, time.perf_counter() - start)
+        if done.returncode:
+            raise BenchError(f"python -m pipeline {' '.join(args)} failed: {done.stderr.strip()[-300:]}")
+    return best
+
+
+def file_rules(path: Path) -> list[Rule]:
+    from pipeline.ingest import read_source
+    from pipeline.segment import ParagraphCache, segment
+    from pipeline.sources import ADAPTERS
+    doc = ADAPTERS[(source := read_source(path, None)).format](source)
+    cache = ParagraphCache()
+    cache.analyse_docs([doc])
+    return segment(doc, cache)
+
+
+def pair_seconds(old: Path, new: Path) -> float:
+    """Aligning and diffing one pair of files, their segmentation not counted."""
+    from pipeline.compare import compare
+    a, b = file_rules(old), file_rules(new)
+    start = time.perf_counter()
+    compare(a, b)
+    return time.perf_counter() - start
 
 
 # --- the cost of each format ------------------------------------------------------------------
@@ -162,4 +207,116 @@ def format_costs(folders: list[Path]) -> list[dict]:
         rows.append({"file": path.name, "format": "txt" if source.format == "official" else source.format,
                      "bytes": source.n_bytes, "chars": doc.chars_total, "read": read,
                      "clean": time.perf_counter() - start})
+    return rows
+
+
+# --- every target of issue 15, measured in one run ----------------------------------------------
+
+@dataclass
+class Row:
+    measure: str
+    value: float
+    unit: str = "s"
+    base: float | None = None  # what the ratio divides by
+    target: str = ""  # "<= 15" (ratio at most) or ">= 4" (ratio at least) or "" (for information)
+
+    @property
+    def ratio(self) -> float | None:
+        return self.value / self.base if self.base else None
+
+    @property
+    def met(self) -> str:
+        if not self.target:
+            return ""
+        op, bound = self.target.split()
+        value = self.ratio if self.ratio is not None else self.value
+        return "met" if (value <= float(bound) if op == "<=" else value >= float(bound)) else "NOT met"
+
+
+def archive_rows(raw: Path, corpora: list[Path], tmp: Path, echo) -> tuple[list[Row], Path]:
+    floor, pieces = naive_floor(corpora)
+    echo(f"corpus: {', '.join(map(str, corpora))}; naive split found {pieces} pieces")
+    full = timed_run(raw, corpora, tmp / "p", tmp / "r")
+    again = timed_run(raw, corpora, tmp / "p", tmp / "r")
+    echo(f"archive run by stage (s): {full['stages']}")
+    size, biggest = folder_mb(tmp / "p")
+    echo(f"archive processed/ biggest files (MB): {[(n, round(s, 1)) for n, s in biggest]}")
+    return [Row("(a) archive: naive floor (decode + one regex)", floor, base=floor),
+            Row(f"(b) archive: full run, cold ({full['editions']} editions)", full["seconds"], base=floor,
+                target="<= 15"),
+            Row("(b) archive: peak memory", full["peak_mb"], "MB", target="<= 1500"),
+            Row("(c) archive: re-run, nothing changed" + ("" if again["skipped"] else " (NOT skipped)"),
+                again["seconds"], base=floor),
+            Row("(d) archive: processed/ size", size, "MB"),
+            Row("(d) archive: reports/ size", folder_mb(tmp / "r")[0], "MB")], tmp / "p"
+
+
+def simulated_rows(raw: Path, corpora: list[Path], count: int, tmp: Path, echo) -> list[Row]:
+    from pipeline.simulate import edition_day, simulate, write_edition
+    folder = tmp / "simulated"
+    evolver = simulate(corpora, count, folder)
+    floor, _ = naive_floor([folder])
+    full = timed_run(raw, [folder], tmp / "ps", tmp / "rs")
+    echo(f"simulated run by stage (s): {full['stages']}; {full['records']:,} records")
+    size, biggest = folder_mb(tmp / "ps")
+    echo(f"simulated processed/ biggest files (MB): {[(n, round(s, 1)) for n, s in biggest]}")
+    evolver.step()  # one more edition, as the next quarter brings
+    newest = write_edition(folder, count, evolver.text(edition_day(count)))
+    added = timed_run(raw, [folder], tmp / "ps", tmp / "rs")
+    echo(f"add-one-edition run by stage (s): {added['stages']}")
+    pair = pair_seconds(folder / f"edition-{count - 1:03d}.txt", newest)
+    mb = sum(p.stat().st_size for p in folder.iterdir()) / 1e6
+    return [Row(f"(g0) simulated: naive floor ({count} files, {mb:.0f} MB)", floor, base=floor),
+            Row(f"(g) simulated: full run, cold ({full['editions']} editions)", full["seconds"], base=floor,
+                target="<= 15"),
+            Row("(g) simulated: peak memory", full["peak_mb"], "MB", target="<= 1500"),
+            Row("(h0) simulated: align + diff the newest pair alone", pair, base=pair),
+            Row("(h) simulated: add one edition to the processed archive", added["seconds"], base=pair,
+                target="<= 2"),
+            Row("(i) simulated: processed/ size, all formats", size, "MB", target="<= 300"),
+            Row("(i) simulated: reports/ size", folder_mb(tmp / "rs")[0], "MB")]
+
+
+def command_rows(corpora: list[Path], processed: Path, tmp: Path, echo) -> list[Row]:
+    """compare of two files (cold, then again) against the difflib method; --help; history."""
+    from pipeline.simulate import dated_editions
+    docs = {d.edition: d.source.path for d in dated_editions(corpora)}
+    if not docs:
+        return []
+    a, b = (docs.get("2009-05-01"), docs.get("2009-07-11")) if "2009-07-11" in docs else sorted(docs.values())[-2:]
+    chains = alignment_bench(file_rules(a), file_rules(b))
+    for row in chains:
+        echo(f"    {row['method']:<52} {row['seconds']:>7.2f} s, {row['matched']} matched, "
+             f"July 2009 chains right {row['correct']}/{len(CHAINS_2009)}")
+    difflib_s = chains[1]["seconds"]
+    args = ["compare", str(a), str(b), "--processed", str(tmp / "compare")]
+    cold = latency(args, repeat=1)
+    warm = latency(args)
+    rule = "205.1a" if "2026-01-16" in docs else "100.1"
+    return [Row(f"(e0) difflib method on {a.name} -> {b.name}", difflib_s, base=difflib_s),
+            Row("(e) compare of the two files, cold (x faster)", difflib_s / cold, "x", target=">= 4"),
+            Row("(e) compare of the two files, again (x faster)", difflib_s / warm, "x", target=">= 15"),
+            Row("(j) --help", latency(["--help"]), target="<= 0.5"),
+            Row(f"(k) history {rule} on the archive", latency(["history", rule, "--processed", str(processed)]),
+                target="<= 0.5")]
+
+
+def run(raw: Path, corpora: list[Path], simulate_count: int, formats: list[Path], echo) -> list[Row]:
+    """Every measure, printed as one table (each target with its ratio), then the detail."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="crdiff-bench-") as tmp:
+        tmp = Path(tmp)
+        rows, processed = archive_rows(raw, corpora, tmp, echo)
+        if simulate_count:
+            rows += simulated_rows(raw, corpora, simulate_count, tmp, echo)
+        rows += command_rows(corpora, processed, tmp, echo)
+        echo(f"\n{'measure':<62} {'value':>10} {'ratio':>8} {'target':>8}  verdict")
+        for r in rows:
+            ratio = f"{r.ratio:.1f}x" if r.ratio is not None and r.base != r.value else ""
+            echo(f"{r.measure:<62} {r.value:>8.2f} {r.unit:<2}{ratio:>8} {r.target:>8}  {r.met}")
+    if formats:
+        echo(f"\n{'file (cost per format)':<20} {'format':>6} {'bytes':>9} {'chars':>9} {'read s':>7} {'clean s':>7}")
+        for row in format_costs(list(corpora) + list(formats)):
+            echo(f"{row['file']:<20} {row['format']:>6} {row['bytes']:>9} {row['chars']:>9} "
+                 f"{row['read']:>7.3f} {row['clean']:>7.3f}")
     return rows

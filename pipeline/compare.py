@@ -1,30 +1,31 @@
 """Compare any two editions (already in processed/) or any two official files."""
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
+from dataclasses import astuple, fields, replace
 from pathlib import Path
 
 from pipeline import load, lookup
-from pipeline.align import align
 from pipeline.diff import redline
 from pipeline.errors import PipelineError
 from pipeline.history import load_rules
 from pipeline.ingest import read_source
-from pipeline.diff import change_between
-from pipeline.records import Rule, RuleChange
+from pipeline.lineage import _aligned as aligned
+from pipeline.cache import Cache, code_hash, tuples
+from pipeline.records import Citation, Rule, RuleChange
 from pipeline.segment import ParagraphCache, segment
 from pipeline.sources import ADAPTERS
+
+CACHE_FILE = ".cache/cache.sqlite"  # the run's cache (stages.CACHE_FILE): paragraph analyses are shared
+CITATIONS = [f.name for f in fields(Rule)].index("citations")
 
 
 def rules_of(spec: str, processed: Path) -> list[Rule]:
     """`spec` is a file (an official rules text) or an edition date found in processed/."""
     path = Path(spec)
     if path.is_file():
-        source = read_source(path, None)
-        doc = ADAPTERS[source.format](source)
-        cache = ParagraphCache()
-        cache.analyse_docs([doc])
-        return segment(doc, cache)
+        return file_rules(path, processed / CACHE_FILE)
     try:
         rules = load_rules(processed, spec)
     except PipelineError as e:
@@ -43,6 +44,32 @@ def rules_of(spec: str, processed: Path) -> list[Rule]:
     return rules
 
 
+def file_rules(path: Path, cache_file: Path) -> list[Rule]:
+    """A file's records, segmented once per content: kept in the run's cache file, keyed by the file's
+    bytes and the code that reads and segments them (asking again about the same file is instant)."""
+    data = path.read_bytes()
+    files = Cache(cache_file, "files", code_hash("pipeline.compare", ("spacy",)))
+    key = files.key(f"{path.suffix.lower()}\0{hashlib.sha256(data).hexdigest()}")
+    rules = files.get(key, _decode_rules)
+    if rules is None:
+        source = read_source(path, None, data)
+        doc = ADAPTERS[source.format](source)
+        cache = ParagraphCache(cache_file)
+        cache.analyse_docs([doc])
+        cache.save()
+        rules = segment(doc, cache)
+        files.put(key, [astuple(r) for r in rules])
+    files.close()
+    return rules
+
+
+def _decode_rules(value) -> list[Rule]:
+    rows = [list(row) for row in tuples(value)]
+    for row in rows:
+        row[CITATIONS] = tuple(Citation(*c) for c in row[CITATIONS])
+    return [Rule(*row) for row in rows]
+
+
 def stored(processed: Path, a: list[Rule], b: list[Rule]) -> list[RuleChange] | None:
     """The changes the run recorded between two consecutive editions, so that `compare` says what
     the datasets say; None when the run has no such step (two files, editions apart)."""
@@ -53,12 +80,17 @@ def stored(processed: Path, a: list[Rule], b: list[Rule]) -> list[RuleChange] | 
     return changes or None
 
 
-def compare(a: list[Rule], b: list[Rule]) -> list[RuleChange]:
+def compare(a: list[Rule], b: list[Rule], cache_file: Path | None = None) -> list[RuleChange]:
+    """With `cache_file`, the pair's alignment and diffs are kept there by content (the run's own pairs
+    cache), so the same question asked again is not aligned again."""
     a = [r for r in a if r.kind != "commentary"]
     b = [r for r in b if r.kind != "commentary"]
     ea, eb = (a[0].edition if a else ""), (b[0].edition if b else "")
     out = []
-    matches = align(a, b)
+    pairs = Cache(cache_file, "pairs", code_hash("pipeline.lineage", ("rapidfuzz", "scipy"))) if cache_file else None
+    matches, diffs = aligned(a, b, frozenset(), frozenset(), pairs)
+    if pairs is not None:
+        pairs.close()
     pieces = {m.new for m in matches if m.method == "split"}  # a split piece is listed once, as split
     models = {m.new: a[m.old] for m in matches if m.method == "resembles"}
     for m in matches:
@@ -66,7 +98,8 @@ def compare(a: list[Rule], b: list[Rule]) -> list[RuleChange]:
             continue
         if m.old is not None and m.new is not None:
             kind = {"merge": "merged", "split": "split"}.get(m.method)
-            out.append(change_between(a[m.old], b[m.new], "", m, kind))
+            change = diffs[(m.old, m.new, m.method)]
+            out.append(replace(change, change=kind) if kind else change)
         elif m.old is not None:
             out.append(RuleChange(ea, eb, "", a[m.old].rule_id, "", a[m.old].kind, "removed", False, 0.0, False,
                                   "unmatched"))

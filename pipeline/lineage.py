@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import astuple, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from rapidfuzz import fuzz
@@ -154,8 +154,14 @@ def _aligned(old, new, force, forbid, cache):
     diffs = {(m.old, m.new, m.method): change_between(old[m.old], new[m.new], "", m)
              for m in matches if m.old is not None and m.new is not None}
     if cache is not None:
-        cache.put(key, [[list(astuple(m)) for m in matches], [list(astuple(c)) for c in diffs.values()]])
+        cache.put(key, [[_row(m) for m in matches], [_row(c) for c in diffs.values()]])
     return matches, diffs
+
+
+def _row(record) -> list:
+    """A record's fields, as astuple gives them for JSON, without astuple's deep copy of every nested tuple
+    (that copy was a third of the cost of caching a pair)."""
+    return [getattr(record, f.name) for f in fields(record)]
 
 
 def _decode_pair(value, n_old: int, n_new: int):

@@ -27,6 +27,7 @@ CHAPTER = r"^\d{3}$"  # ... but a bare "409" does: "rule 409"
 PART = re.compile(r"^[1-9]$")
 TITLE_MAX_WORDS = 9
 HAS_DIGIT = re.compile(r"\d")
+MAY_REFER = re.compile(r"\d{3}\.\d|(?:rule|section)s?\s*\d", re.I)  # what a reference needs, at least
 
 for name in ("rule_id", "title"):
     if not Span.has_extension(name):
@@ -118,7 +119,7 @@ def make_references(nlp: Language, name: str):
     matcher.add("SECTION", [[{"LOWER": {"IN": ["section", "sections"]}}, {"TEXT": {"REGEX": r"^[1-9]$"}}]])
 
     def rule_references(doc: Doc) -> Doc:
-        if not HAS_DIGIT.search(doc.text):  # every pattern needs a number: skip the matcher
+        if not _may_refer(doc):  # the matcher's regex on every token was the costliest step of analysis
             doc.spans["references"] = []
             return doc
         taken = {i for key in ("boundaries", "citations") for span in doc.spans[key]
@@ -136,6 +137,18 @@ def make_references(nlp: Language, name: str):
         return doc
 
     return rule_references
+
+
+def _may_refer(doc: Doc) -> bool:
+    """Whether the text outside the rule numbers and citations holds what every pattern needs (a dotted
+    number, or "rule"/"section" then a digit): when it does not, no match could be kept."""
+    text = doc.text
+    if not HAS_DIGIT.search(text):
+        return False
+    for key in ("boundaries", "citations"):
+        for span in doc.spans[key]:
+            text = text[:span.start_char] + " " * (span.end_char - span.start_char) + text[span.end_char:]
+    return bool(MAY_REFER.search(text))
 
 
 def _targets(label: str, words: list[str]) -> tuple[str, ...]:

@@ -172,16 +172,3 @@ def test_compare_unknown_edition(seeds_run):
     _, processed = seeds_run
     result = CliRunner().invoke(main, ["compare", "1999-01-01", "2008-03-17", "--processed", str(processed)])
     assert result.exit_code == 1 and "'1999-01-01' is neither a file nor an edition" in result.output
-
-
-def test_bench_on_a_small_corpus(tmp_path):
-    head = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game\n\n100. General\n\n"
-    for name, day in (("a.txt", "May 1, 2001"), ("b.txt", "July 11, 2001")):
-        (tmp_path / name).write_text(head.format(day) + "100.1. Each game has a winner.\n", encoding="utf-8")
-    result = invoke("bench", "--corpus", tmp_path, "--raw", RAW, "--simulate", "3")
-    assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
-    assert any(line.startswith("(a) naive floor") for line in lines)
-    assert any(line.startswith("(c) re-run, nothing changed ") for line in lines)  # skipped, so no "(NOT skipped)"
-    assert any(line.startswith("(g) 7 editions (simulated)") for line in lines)  # 3 copies + the 4 seed editions
-    assert "alignment bench skipped" in result.output

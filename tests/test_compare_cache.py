@@ -1,0 +1,40 @@
+"""`compare` of two files keeps each file's segmentation (by its bytes) and the pair's alignment (by the
+pair's content) in processed/.cache: asked again, it answers the same without segmenting or aligning."""
+from click.testing import CliRunner
+
+from pipeline.cli import main
+
+HEAD = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game\n\n100. General\n\n"
+
+
+def _files(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text(HEAD.format("May 1, 2001") + "100.1. Each game has a winner.\n100.1a A subrule.\n", encoding="utf-8")
+    b.write_text(HEAD.format("July 11, 2001") + "100.1. Each game has one winner.\n100.1a A subrule.\n"
+                 "100.1b New.\n", encoding="utf-8")
+    return a, b
+
+
+def test_compare_again_is_answered_from_the_cache(tmp_path, monkeypatch):
+    a, b = _files(tmp_path)
+    args = ["compare", str(a), str(b), "--json", "--processed", str(tmp_path / "processed")]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    assert '"change": "modified"' in first.output and '"change": "added"' in first.output
+
+    def forbidden(*_, **__):
+        raise AssertionError("computed again")
+    monkeypatch.setattr("pipeline.compare.segment", forbidden)
+    monkeypatch.setattr("pipeline.lineage.align", forbidden)
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0, again.output
+    assert again.output == first.output
+
+
+def test_a_changed_file_is_read_again(tmp_path):
+    a, b = _files(tmp_path)
+    args = ["compare", str(a), str(b), "--processed", str(tmp_path / "processed")]
+    assert "100.1b" in CliRunner().invoke(main, args).output
+    b.write_text(HEAD.format("July 11, 2001") + "100.1. Each game has a winner.\n100.1a A subrule.\n", encoding="utf-8")
+    second = CliRunner().invoke(main, args)
+    assert second.exit_code == 0 and "100.1b" not in second.output and "modified" not in second.output
