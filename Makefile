@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml $(LOCK)
 
 # Re-pin after changing a range in pyproject.toml (pip-tools is the `lock` extra).
 lock: $(STAMP)
-	$(PY) -m pip install --quiet '.[lock]'
+	$(PY) -m pip install --quiet -e '.[lock]'
 	$(PY) -m piptools compile --quiet --extra test --strip-extras --no-emit-index-url --no-emit-find-links \
 	    --output-file $(LOCK) pyproject.toml
 
