@@ -275,6 +275,44 @@ def test_archive_old_edition_quirks(archive_run):
     assert r[("2026-01-16", "Abandon")].kind == "glossary"
 
 
+@needs_archive
+def test_archive_glossary_term_without_a_blank_line_before_it(archive_run):
+    """2020-06-01 prints "Concede" right under Companion's definition, no blank line between."""
+    result, _ = archive_run
+    r = {(x.edition, x.kind, x.rule_id): x for x in result.rules}
+    assert r[("2020-06-01", "glossary", "Companion")].text.endswith("See rule 702.138, “Companion.”")
+    assert r[("2020-06-01", "glossary", "Concede")].text.startswith("To quit the game.")
+
+
+GLOSSARY = """Glossary
+
+Companion
+A keyword ability. See rule 702.138, “Companion.”
+Concede
+To quit the game. See rule 104, “Ending the Game.”
+
+Control
+The player who controls an object.
+Usually the player who cast it:
+A Listed Case
+Another paragraph of Control.
+
+Credits
+"""
+
+
+def test_a_term_right_under_a_finished_definition_starts_an_entry():
+    from pipeline.clean import Ledger
+    from pipeline.sources.glossary import glossary_paragraphs
+    ledger = Ledger(GLOSSARY)
+    got = glossary_paragraphs(ledger, 1, len(ledger.lines) - 1, "blank", lambda line, text, previous: True)
+    terms = [p.text for p in got if p.role == "glossary-term"]
+    assert terms == ["Companion", "Concede", "Control"]
+    text = {p.first_line: p.text for p in got if p.role == "glossary"}
+    assert text[6] == "To quit the game. See rule 104, “Ending the Game.”"
+    assert "A Listed Case" in text.values()  # under a colon: not a term
+
+
 @pytest.mark.parametrize("misprint, expected, flag", [
     ("306.b", "306.3b", "number-repaired (printed 306.b)"),  # a digit dropped
     ("306.3.b", "306.3b", "number-repaired (printed 306.3.b)"),  # a dot added

@@ -31,12 +31,14 @@ def _blank_separated(ledger: Ledger, start: int, stop: int, starts_paragraph):
     out = []
     block: list[tuple[int, str, bool]] = []
     previous = ""
-    for no, line in ledger.numbered(start, stop):
+    lines = list(ledger.numbered(start, stop))
+    for k, (no, line) in enumerate(lines):
         text = ledger.keep_stripped(no, line)
         if not text:
             previous = ""
             continue
-        if not previous and not line[:1].isspace() and not (block and block[-1][1].endswith(":")):
+        starts = not previous and not (block and block[-1][1].endswith(":"))
+        if not line[:1].isspace() and (starts or _term_under_definition(block, previous, text, lines[k + 1:k + 2])):
             out += _entry(block)
             block = []
             glued = GLUED.match(text)
@@ -49,6 +51,15 @@ def _blank_separated(ledger: Ledger, start: int, stop: int, starts_paragraph):
         block.append((no, text, not previous or starts_paragraph(line, text, previous) if block else True))
         previous = text
     return out + _entry(block)
+
+
+def _term_under_definition(block, previous: str, text: str, following) -> bool:
+    """A term printed right under the last line of a finished definition, with no blank line between
+    ("...See rule 702.138, “Companion.”" then "Concede" in 2020-06-01): a short unpunctuated line, and
+    the next line (its definition) follows at once."""
+    return (len(block) >= 2 and bool(SENTENCE_END.search(previous)) and not previous.endswith(":")
+            and bool(GLOSSARY_TERM.match(text)) and not NOT_A_TERM.search(text)
+            and bool(following) and bool(following[0][1].strip()))
 
 
 def _dense(ledger: Ledger, start: int, stop: int):
