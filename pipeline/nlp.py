@@ -175,8 +175,18 @@ def citations(doc: Doc) -> Doc:
         span._.rule_id = m["tval"] or m["val"]
         span._.title = "CR" if m["tval"] else m["src"]
         spans.append(span)
+        _keep_whole(doc, span)
     doc.spans["citations"] = spans
     return doc
+
+
+def _keep_whole(doc: Doc, span) -> None:
+    """A tag is never cut between sentences (the sentencizer, which runs next, keeps what is set here):
+    it ends the sentence before it, and what follows a tag after a finished sentence starts the next."""
+    for token in span[1:] if span.start == 0 else span:
+        token.is_sent_start = False
+    if span.end < len(doc) and doc.text[:span.start_char].rstrip()[-1:] in ".!?:;\"”')":
+        doc[span.end].is_sent_start = True
 
 
 def analyse(doc: Doc) -> Analysis:

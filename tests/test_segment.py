@@ -138,6 +138,20 @@ def test_records_tile_the_content_exactly(paragraphs):
 
 # --- the seeds ------------------------------------------------------------------------------
 
+def test_a_citation_tag_is_never_cut_between_sentences():
+    """"See Rule 420.5. [CompRules 2007/10/01] Next." was two sentences "See Rule 420.5. [" and
+    "CompRules 2007/10/01]": the tag belongs to the sentence it ends, and the next one starts after it."""
+    (rule,), _ = records(["212.9c Text. See Rule 420.5. [CompRules 2007/10/01] Next one. [D'Angelo 2007/10/20]"])
+    assert rule.sentences == ("Text.", "See Rule 420.5.", "Next one.")
+
+
+def test_seeds_sentences_hold_no_piece_of_a_tag(seeds_run):
+    result, _ = seeds_run
+    for r in result.rules:
+        for s in r.sentences:
+            assert s.count("[") == s.count("]"), (r.rule_id, s)  # "[card type]" is text, half a tag is not
+
+
 def test_seeds_tile_their_content(seeds_run):
     result, _ = seeds_run
     cache = ParagraphCache()
