@@ -9,9 +9,8 @@ from pathlib import Path
 
 import click
 
-from pipeline import fetch as fetcher  # its defaults are the options' defaults
+from pipeline import options
 from pipeline.errors import PipelineError
-from pipeline.manifest import FORMATS as MANIFEST_FORMATS
 
 DIR = click.Path(file_okay=False, path_type=Path)
 EXISTING_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
@@ -150,13 +149,13 @@ def run(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, no
 @main.command(name="fetch", help="Download every official edition (the rules page for the current one, the "
                                  "Wayback Machine for the others) into --into, with a lock file of provenance.")
 @click.option("--into", default=Path("corpus"), show_default=True, type=DIR, help="Where the editions are stored.")
-@click.option("--rules-page", default=fetcher.RULES_PAGE, show_default=True, help="The official rules page ('' skips it).")
-@click.option("--cdx", default=fetcher.CDX, show_default=True, help="The Wayback Machine's CDX API ('' skips it).")
-@click.option("--wayback", default=fetcher.WAYBACK, show_default=True,
+@click.option("--rules-page", default=options.RULES_PAGE, show_default=True, help="The official rules page ('' skips it).")
+@click.option("--cdx", default=options.CDX, show_default=True, help="The Wayback Machine's CDX API ('' skips it).")
+@click.option("--wayback", default=options.WAYBACK, show_default=True,
               help="Prefix of a snapshot's raw bytes: PREFIX/<timestamp>id_/<original>.")
 @click.option("--since", type=click.DateTime(["%Y-%m-%d"]), help="Only editions effective on or after this date.")
 @click.option("--formats", default="txt,pdf,docx", show_default=True,
-              help=f"Comma-separated, of: {', '.join(fetcher.FORMATS)}.")
+              help=f"Comma-separated, of: {', '.join(options.FETCH_FORMATS)}.")
 @click.option("--delay", type=click.FloatRange(0), default=1.0, show_default=True,
               help="Seconds between two requests to the same host.")
 @click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0, show_default=True,
@@ -168,10 +167,11 @@ def run(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, no
 def fetch_(into: Path, rules_page: str, cdx: str, wayback: str, since, formats: str, delay: float, timeout: float,
            retries: int, quiet: bool):
     wanted = tuple(f.strip().lower() for f in formats.split(",") if f.strip())
-    unknown = [f for f in wanted if f not in fetcher.FORMATS]
+    unknown = [f for f in wanted if f not in options.FETCH_FORMATS]
     if unknown or not wanted:
-        raise click.BadParameter(f"{', '.join(unknown) or 'none given'}; known: {', '.join(fetcher.FORMATS)}",
+        raise click.BadParameter(f"{', '.join(unknown) or 'none given'}; known: {', '.join(options.FETCH_FORMATS)}",
                                  param_hint="--formats")
+    from pipeline import fetch as fetcher
     from pipeline.stages import _bar
     client = fetcher.Client(delay=delay, timeout=timeout, retries=retries)
     summary = fetcher.fetch(into, client, rules_page=rules_page, cdx=cdx, wayback=wayback, formats=wanted,
@@ -256,7 +256,7 @@ def cite(source: str, as_of: str, to: str | None, as_json: bool, processed: Path
 @main.command(help="Tell which editions an undated fragment's text matches: those in which every "
                     "rule it holds had exactly that text.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(MANIFEST_FORMATS),
+@click.option("--format", "fmt", type=click.Choice(options.MANIFEST_FORMATS),
               help="The files' format, when no manifest.toml beside them names it (official files need none).")
 @outputs
 @friendly_errors

@@ -27,6 +27,24 @@ def test_every_command_has_help(command):
         assert isinstance(param, click.Argument) or param.help, f"{command} {param.name} has no help"
 
 
+HEAVY = ("spacy", "pandas", "jinja2", "pyarrow", "numpy", "bs4", "requests")
+
+
+def imported_by(*args: str) -> set[str]:
+    """The top-level packages a fresh `python -m pipeline ARGS` has imported when it exits."""
+    code = ("import runpy, sys\nsys.argv = ['pipeline', *sys.argv[1:]]\ntry:\n"
+            "    runpy.run_module('pipeline', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "print(' '.join(sys.modules), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT)
+    return {name.split(".")[0] for name in done.stderr.split()}
+
+
+def test_help_imports_no_heavy_library():
+    found = imported_by("--help")
+    assert "click" in found and "pipeline" in found
+    assert not found & set(HEAVY)
+
+
 def readme_commands() -> dict[str, set[str]]:
     """The README's command list: command -> the options its line shows."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
