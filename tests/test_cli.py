@@ -30,18 +30,24 @@ def test_every_command_has_help(command):
 HEAVY = ("spacy", "pandas", "jinja2", "pyarrow", "numpy", "bs4", "requests")
 
 
-def imported_by(*args: str) -> set[str]:
-    """The top-level packages a fresh `python -m pipeline ARGS` has imported when it exits."""
+def imported_by(*args: str) -> tuple[set[str], str]:
+    """The top-level packages a fresh `python -m pipeline ARGS` has imported when it exits, and its output."""
     code = ("import runpy, sys\nsys.argv = ['pipeline', *sys.argv[1:]]\ntry:\n"
             "    runpy.run_module('pipeline', run_name='__main__')\nexcept SystemExit:\n    pass\n"
             "print(' '.join(sys.modules), file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT)
-    return {name.split(".")[0] for name in done.stderr.split()}
+    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, cwd=ROOT)
+    return {name.split(".")[0] for name in done.stderr.split()}, done.stdout
 
 
 def test_help_imports_no_heavy_library():
-    found = imported_by("--help")
-    assert "click" in found and "pipeline" in found
+    found, output = imported_by("--help")
+    assert "history" in output and "click" in found
+    assert not found & set(HEAVY)
+
+
+def test_history_reads_the_database_without_heavy_libraries(seeds_run):
+    found, output = imported_by("history", "205.1a", "--processed", seeds_run[1])
+    assert "lineage 2008-03-17:212.1b" in output and "sqlite3" in found
     assert not found & set(HEAVY)
 
 
