@@ -283,7 +283,20 @@ def identify(files: tuple[Path, ...], fmt: str | None, processed: Path):
 @outputs
 @friendly_errors
 def compare(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: Path, processed: Path):
-    from pipeline import compare as cmp, report
+    if html or not (Path(a).is_file() and Path(b).is_file()):
+        click.echo(_comparison(a, b, show_all, as_json, html, reports, processed), nl=False)
+        return
+    # Two files: the whole answer is kept by their content and the code, so asking again
+    # neither imports spaCy nor segments, aligns or formats anything.
+    from pipeline.cache import FILE_NAME, content_key, remembered
+    question = json.dumps([content_key(Path(a)), content_key(Path(b)), show_all, as_json])
+    click.echo(remembered(processed / ".cache" / FILE_NAME, "compare", question, ("spacy", "rapidfuzz", "scipy"),
+                          lambda: _comparison(a, b, show_all, as_json, html, reports, processed)), nl=False)
+
+
+def _comparison(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: Path, processed: Path) -> str:
+    """What `compare` prints on standard output (notes and the page written go to standard error)."""
+    from pipeline import compare as cmp
     from pipeline.ruleid import sort_key as natural_key
     old, new = cmp.rules_of(a, processed), cmp.rules_of(b, processed)
     for spec, rules in ((a, old), (b, new)):
@@ -296,23 +309,24 @@ def compare(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: 
     changes = sorted(recorded if recorded is not None else cmp.compare(old, new, cache),
                      key=lambda c: natural_key(c.old_rule_id or c.new_rule_id))
     if html:
+        from pipeline import report
         name = f"{Path(a).stem}_{Path(b).stem}"
         path = report.render_comparison(changes, old, new, reports, name)
         click.echo(f"wrote {path}", err=True)
     olds, news = {r.rule_id: r for r in old}, {r.rule_id: r for r in new}
     if as_json:
-        click.echo(json.dumps([cmp.described(c, olds.get(c.old_rule_id), news.get(c.new_rule_id)) for c in changes],
-                              ensure_ascii=False, indent=1, default=_plain))
-        return
+        return json.dumps([cmp.described(c, olds.get(c.old_rule_id), news.get(c.new_rule_id)) for c in changes],
+                          ensure_ascii=False, indent=1, default=_plain) + "\n"
     counts = cmp.summary(changes)
-    click.echo(", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+    out = [", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))]
     for c in changes:
         if c.change == "unchanged" and not c.renumbered and not show_all:
             continue
         label = f"{c.old_rule_id or '-'} -> {c.new_rule_id or '-'}  {c.change}" + (" renumbered" if c.renumbered else "")
-        click.echo(label + ("  [review]" if c.review else "") + (f"  ({c.note})" if c.note else ""))
+        out.append(label + ("  [review]" if c.review else "") + (f"  ({c.note})" if c.note else ""))
         for line in cmp.lines(c, olds.get(c.old_rule_id), news.get(c.new_rule_id)):
-            click.echo(textwrap.indent(textwrap.fill(line, 100), "    "))
+            out.append(textwrap.indent(textwrap.fill(line, 100), "    "))
+    return "\n".join(out) + "\n"
 
 
 @main.command(help="Check the history against hand-checked cases: print precision and recall per relation "

@@ -1,4 +1,5 @@
 """The caches hold data, never code; are keyed by content and code; and are checked on read."""
+import ast
 import os
 import pickle
 import shutil
@@ -93,6 +94,28 @@ def test_cache_keys_follow_the_code_that_produced_the_values(tmp_path, monkeypat
     code_hash.cache_clear()
     monkeypatch.undo()
     code_hash.cache_clear()
+
+
+def test_the_import_scan_finds_what_the_parser_finds():
+    def parsed(module: str) -> set[str]:  # the closure as pipeline.cache computed it with ast
+        todo, seen = [module], set()
+        while todo:
+            name = todo.pop()
+            if name in seen or not cache_module._module_path(name).exists():
+                continue
+            seen.add(name)
+            for node in ast.walk(ast.parse(cache_module._module_path(name).read_bytes())):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pipeline"):
+                    todo += [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+                elif isinstance(node, ast.Import):
+                    todo += [a.name for a in node.names if a.name.startswith("pipeline")]
+        return seen
+
+    modules = [".".join(("pipeline",) + p.relative_to(cache_module.PACKAGE_DIR).with_suffix("").parts)
+               for p in cache_module.PACKAGE_DIR.rglob("*.py")]
+    assert len(modules) > 40
+    for module in modules:
+        assert cache_module._closure(module) == parsed(module), module
 
 
 def test_values_under_another_code_hash_are_never_read(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import main
-from conftest import RAW, ROOT, run_stages
+from conftest import HEAVY, RAW, ROOT, imported_by, run_stages
 
 OUTPUTS = ("rules.csv", "rules.parquet", "editions.csv", "glossary.csv", "sources.csv", "discards.csv")
 
@@ -25,18 +25,6 @@ def test_every_command_has_help(command):
     assert result.exit_code == 0 and main.commands[command].help
     for param in main.commands[command].params:
         assert isinstance(param, click.Argument) or param.help, f"{command} {param.name} has no help"
-
-
-HEAVY = ("spacy", "pandas", "jinja2", "pyarrow", "numpy", "bs4", "requests")
-
-
-def imported_by(*args: str) -> tuple[set[str], str]:
-    """The top-level packages a fresh `python -m pipeline ARGS` has imported when it exits, and its output."""
-    code = ("import runpy, sys\nsys.argv = ['pipeline', *sys.argv[1:]]\ntry:\n"
-            "    runpy.run_module('pipeline', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-            "print(' '.join(sys.modules), file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, cwd=ROOT)
-    return {name.split(".")[0] for name in done.stderr.split()}, done.stdout
 
 
 def test_help_imports_no_heavy_library():
