@@ -46,7 +46,9 @@ def rules_of(spec: str, processed: Path) -> list[Rule]:
 
 def file_rules(path: Path, cache_file: Path) -> list[Rule]:
     """A file's records, segmented once per content: kept in the run's cache file, keyed by the file's
-    bytes and the code that reads and segments them (asking again about the same file is instant)."""
+    bytes and the code that reads and segments them (asking again about the same file is instant).
+    Their references and citations are left empty: no comparison shows them, and finding them was
+    half of spaCy's time."""
     data = path.read_bytes()
     files = Cache(cache_file, "files", code_hash("pipeline.compare", ("spacy",)))
     key = files.key(f"{path.suffix.lower()}\0{hashlib.sha256(data).hexdigest()}")
@@ -54,7 +56,7 @@ def file_rules(path: Path, cache_file: Path) -> list[Rule]:
     if rules is None:
         source = read_source(path, None, data)
         doc = ADAPTERS[source.format](source)
-        cache = ParagraphCache(cache_file)
+        cache = ParagraphCache(cache_file, skip=("citations", "rule_references"))
         cache.analyse_docs([doc])
         cache.save()
         rules = segment(doc, cache)

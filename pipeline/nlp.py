@@ -180,7 +180,8 @@ def citations(doc: Doc) -> Doc:
 
 
 def analyse(doc: Doc) -> Analysis:
-    """Reduce a processed Doc to offsets (picklable, small, cacheable)."""
+    """Reduce a processed Doc to offsets (picklable, small, cacheable); a component that did not run
+    (`ParagraphCache(skip=...)`) leaves its analysis empty."""
     starts = []
     for span in doc.spans["boundaries"]:
         text_start = span.end_char
@@ -191,6 +192,6 @@ def analyse(doc: Doc) -> Analysis:
         starts=tuple(starts),
         example=doc._.example,
         sentences=tuple((s.start_char, s.end_char) for s in doc.sents),
-        references=tuple((s.start_char, s.end_char, s._.targets) for s in doc.spans["references"]),
-        citations=tuple((s.start_char, s.end_char, s._.title, s._.rule_id) for s in doc.spans["citations"]),
+        references=tuple((s.start_char, s.end_char, s._.targets) for s in doc.spans.get("references", ())),
+        citations=tuple((s.start_char, s.end_char, s._.title, s._.rule_id) for s in doc.spans.get("citations", ())),
     )

@@ -147,3 +147,19 @@ def test_a_cached_analysis_pointing_outside_its_paragraph_is_not_used(tmp_path):
     second.analyse(["100.1. These Magic rules apply."])
     assert second.misses == 1 and second.data == first.data
     assert store.code == second.store.code
+
+
+def test_analyses_made_without_some_components_never_serve_a_run(tmp_path):
+    path, text = tmp_path / "c.sqlite", "100.1. These rules [CR 204.1a] apply; see rule 205.1a. Really."
+    lite = ParagraphCache(path, skip=("citations", "rule_references"))
+    lite.analyse([text])
+    lite.save()
+    full = ParagraphCache(path)
+    full.analyse([text])
+    full.save()
+    assert full.misses == 1 and full.data[text].references and full.data[text].citations
+    assert lite.data[text].references == () and lite.data[text].citations == ()
+    assert lite.data[text][:3] == full.data[text][:3] and len(full.data[text].sentences) == 3
+    again = ParagraphCache(path, skip=("citations", "rule_references"))
+    again.analyse([text])
+    assert again.misses == 0 and again.data[text] == full.data[text]  # a whole analysis serves both
