@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import astuple, fields, replace
 from pathlib import Path
 
-from pipeline import load, lookup
+from pipeline import lookup
 from pipeline.diff import redline
 from pipeline.errors import PipelineError
 from pipeline.history import load_rules
@@ -33,6 +33,7 @@ def rules_of(spec: str, processed: Path) -> list[Rule]:
             raise
         rules = []
     if not rules and (processed / "editions.parquet").exists():  # a date between editions: the one in force
+        from pipeline import load  # pyarrow: not for two files
         editions = [e for e in load.columns(load.read(processed, "editions", columns=["edition"]))["edition"] if e]
         try:
             rules = load_rules(processed, lookup.in_force(spec, editions))
@@ -77,6 +78,7 @@ def stored(processed: Path, a: list[Rule], b: list[Rule]) -> list[RuleChange] | 
     the datasets say; None when the run has no such step (two files, editions apart)."""
     if not (a and b and (processed / "changes.parquet").exists()) or a[0].source == "" or b[0].source == "":
         return None
+    from pipeline import load
     changes = load.changes(processed, filters=[("from_edition", "=", load.date_scalar(a[0].edition)),
                                                ("to_edition", "=", load.date_scalar(b[0].edition))])
     return changes or None
