@@ -9,9 +9,9 @@ shape is dropped and recomputed with a warning, never used.
 """
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
+import re
 import sqlite3
 from functools import lru_cache
 from importlib import metadata
@@ -19,6 +19,31 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).parent
 FILE_NAME = "cache.sqlite"
+
+
+def content_key(path: Path) -> str:
+    """A file as a cache key: its suffix (which says how it is read) and its bytes' sha256."""
+    return f"{path.suffix.lower()}\0{hashlib.sha256(path.read_bytes()).hexdigest()}"
+
+
+def remembered(path: Path, namespace: str, question: str, libraries: tuple[str, ...], answer) -> str:
+    """A command's whole output: `answer()` the first time, then the text kept in the cache file under
+    the question (which names its inputs by content) and the code of the whole package (what the CLI
+    imports, in any command) with the versions of `libraries`."""
+    store = Cache(path, namespace, code_hash("pipeline.cli", libraries))
+    key = store.key(question)
+    text = store.get(key, _text)
+    if text is None:
+        text = answer()
+        store.put(key, text)
+    store.close()
+    return text
+
+
+def _text(value) -> str:
+    if not isinstance(value, str):
+        raise Damaged("not a text")
+    return value
 
 
 class Damaged(ValueError):
@@ -37,6 +62,14 @@ def code_hash(module: str, libraries: tuple[str, ...] = ()) -> str:
     return digest.hexdigest()
 
 
+# Import statements, found by reading lines (parsing every module took a quarter of a second, at
+# every start of `compare`): `from pipeline.x import (a, b)` and `import pipeline.x as y`, at any
+# indentation (the CLI imports inside its commands). A line in a string that looks like one only
+# widens the closure.
+IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(pipeline[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]*))",
+                    re.M)
+
+
 def _closure(module: str) -> set[str]:
     todo, seen = [module], set()
     while todo:
@@ -44,14 +77,19 @@ def _closure(module: str) -> set[str]:
         if name in seen or not _module_path(name).exists():
             continue
         seen.add(name)
-        tree = ast.parse(_module_path(name).read_bytes())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pipeline"):
-                todo.append(node.module)
-                todo += [f"{node.module}.{a.name}" for a in node.names]  # `from pipeline import x`
-            elif isinstance(node, ast.Import):
-                todo += [a.name for a in node.names if a.name.startswith("pipeline")]
+        for m in IMPORT.finditer(_module_path(name).read_text(encoding="utf-8")):
+            if m[1]:
+                todo.append(m[1])
+                todo += [f"{m[1]}.{a}" for a in _names(m[2])]  # `from pipeline import x`
+            else:
+                todo += [a for a in _names(m[3]) if a.startswith("pipeline")]
     return seen
+
+
+def _names(text: str) -> list[str]:
+    """The imported names of `a as b, c` or of `(a,  # why\n b)`."""
+    text = re.sub(r"#[^\n]*", "", text).strip("() \t\n")
+    return [part.split()[0] for part in text.split(",") if part.strip()]
 
 
 def _module_path(name: str) -> Path:

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import click
 
-from pipeline import fetch as fetcher  # its defaults are the options' defaults
+from pipeline import options
 from pipeline.errors import PipelineError
-from pipeline.manifest import FORMATS as MANIFEST_FORMATS
 
 DIR = click.Path(file_okay=False, path_type=Path)
 EXISTING_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
@@ -150,13 +149,13 @@ def run(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, no
 @main.command(name="fetch", help="Download every official edition (the rules page for the current one, the "
                                  "Wayback Machine for the others) into --into, with a lock file of provenance.")
 @click.option("--into", default=Path("corpus"), show_default=True, type=DIR, help="Where the editions are stored.")
-@click.option("--rules-page", default=fetcher.RULES_PAGE, show_default=True, help="The official rules page ('' skips it).")
-@click.option("--cdx", default=fetcher.CDX, show_default=True, help="The Wayback Machine's CDX API ('' skips it).")
-@click.option("--wayback", default=fetcher.WAYBACK, show_default=True,
+@click.option("--rules-page", default=options.RULES_PAGE, show_default=True, help="The official rules page ('' skips it).")
+@click.option("--cdx", default=options.CDX, show_default=True, help="The Wayback Machine's CDX API ('' skips it).")
+@click.option("--wayback", default=options.WAYBACK, show_default=True,
               help="Prefix of a snapshot's raw bytes: PREFIX/<timestamp>id_/<original>.")
 @click.option("--since", type=click.DateTime(["%Y-%m-%d"]), help="Only editions effective on or after this date.")
 @click.option("--formats", default="txt,pdf,docx", show_default=True,
-              help=f"Comma-separated, of: {', '.join(fetcher.FORMATS)}.")
+              help=f"Comma-separated, of: {', '.join(options.FETCH_FORMATS)}.")
 @click.option("--delay", type=click.FloatRange(0), default=1.0, show_default=True,
               help="Seconds between two requests to the same host.")
 @click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0, show_default=True,
@@ -168,10 +167,11 @@ def run(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, no
 def fetch_(into: Path, rules_page: str, cdx: str, wayback: str, since, formats: str, delay: float, timeout: float,
            retries: int, quiet: bool):
     wanted = tuple(f.strip().lower() for f in formats.split(",") if f.strip())
-    unknown = [f for f in wanted if f not in fetcher.FORMATS]
+    unknown = [f for f in wanted if f not in options.FETCH_FORMATS]
     if unknown or not wanted:
-        raise click.BadParameter(f"{', '.join(unknown) or 'none given'}; known: {', '.join(fetcher.FORMATS)}",
+        raise click.BadParameter(f"{', '.join(unknown) or 'none given'}; known: {', '.join(options.FETCH_FORMATS)}",
                                  param_hint="--formats")
+    from pipeline import fetch as fetcher
     from pipeline.stages import _bar
     client = fetcher.Client(delay=delay, timeout=timeout, retries=retries)
     summary = fetcher.fetch(into, client, rules_page=rules_page, cdx=cdx, wayback=wayback, formats=wanted,
@@ -256,7 +256,7 @@ def cite(source: str, as_of: str, to: str | None, as_json: bool, processed: Path
 @main.command(help="Tell which editions an undated fragment's text matches: those in which every "
                     "rule it holds had exactly that text.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(MANIFEST_FORMATS),
+@click.option("--format", "fmt", type=click.Choice(options.MANIFEST_FORMATS),
               help="The files' format, when no manifest.toml beside them names it (official files need none).")
 @outputs
 @friendly_errors
@@ -283,7 +283,20 @@ def identify(files: tuple[Path, ...], fmt: str | None, processed: Path):
 @outputs
 @friendly_errors
 def compare(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: Path, processed: Path):
-    from pipeline import compare as cmp, report
+    if html or not (Path(a).is_file() and Path(b).is_file()):
+        click.echo(_comparison(a, b, show_all, as_json, html, reports, processed), nl=False)
+        return
+    # Two files: the whole answer is kept by their content and the code, so asking again
+    # neither imports spaCy nor segments, aligns or formats anything.
+    from pipeline.cache import FILE_NAME, content_key, remembered
+    question = json.dumps([content_key(Path(a)), content_key(Path(b)), show_all, as_json])
+    click.echo(remembered(processed / ".cache" / FILE_NAME, "compare", question, ("spacy", "rapidfuzz", "scipy"),
+                          lambda: _comparison(a, b, show_all, as_json, html, reports, processed)), nl=False)
+
+
+def _comparison(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: Path, processed: Path) -> str:
+    """What `compare` prints on standard output (notes and the page written go to standard error)."""
+    from pipeline import compare as cmp
     from pipeline.ruleid import sort_key as natural_key
     old, new = cmp.rules_of(a, processed), cmp.rules_of(b, processed)
     for spec, rules in ((a, old), (b, new)):
@@ -296,23 +309,24 @@ def compare(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: 
     changes = sorted(recorded if recorded is not None else cmp.compare(old, new, cache),
                      key=lambda c: natural_key(c.old_rule_id or c.new_rule_id))
     if html:
+        from pipeline import report
         name = f"{Path(a).stem}_{Path(b).stem}"
         path = report.render_comparison(changes, old, new, reports, name)
         click.echo(f"wrote {path}", err=True)
     olds, news = {r.rule_id: r for r in old}, {r.rule_id: r for r in new}
     if as_json:
-        click.echo(json.dumps([cmp.described(c, olds.get(c.old_rule_id), news.get(c.new_rule_id)) for c in changes],
-                              ensure_ascii=False, indent=1, default=_plain))
-        return
+        return json.dumps([cmp.described(c, olds.get(c.old_rule_id), news.get(c.new_rule_id)) for c in changes],
+                          ensure_ascii=False, indent=1, default=_plain) + "\n"
     counts = cmp.summary(changes)
-    click.echo(", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+    out = [", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))]
     for c in changes:
         if c.change == "unchanged" and not c.renumbered and not show_all:
             continue
         label = f"{c.old_rule_id or '-'} -> {c.new_rule_id or '-'}  {c.change}" + (" renumbered" if c.renumbered else "")
-        click.echo(label + ("  [review]" if c.review else "") + (f"  ({c.note})" if c.note else ""))
+        out.append(label + ("  [review]" if c.review else "") + (f"  ({c.note})" if c.note else ""))
         for line in cmp.lines(c, olds.get(c.old_rule_id), news.get(c.new_rule_id)):
-            click.echo(textwrap.indent(textwrap.fill(line, 100), "    "))
+            out.append(textwrap.indent(textwrap.fill(line, 100), "    "))
+    return "\n".join(out) + "\n"
 
 
 @main.command(help="Check the history against hand-checked cases: print precision and recall per relation "

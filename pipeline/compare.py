@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import astuple, fields, replace
 from pathlib import Path
 
-from pipeline import load, lookup
+from pipeline import lookup
 from pipeline.diff import redline
 from pipeline.errors import PipelineError
 from pipeline.history import load_rules
@@ -33,6 +33,7 @@ def rules_of(spec: str, processed: Path) -> list[Rule]:
             raise
         rules = []
     if not rules and (processed / "editions.parquet").exists():  # a date between editions: the one in force
+        from pipeline import load  # pyarrow: not for two files
         editions = [e for e in load.columns(load.read(processed, "editions", columns=["edition"]))["edition"] if e]
         try:
             rules = load_rules(processed, lookup.in_force(spec, editions))
@@ -46,7 +47,9 @@ def rules_of(spec: str, processed: Path) -> list[Rule]:
 
 def file_rules(path: Path, cache_file: Path) -> list[Rule]:
     """A file's records, segmented once per content: kept in the run's cache file, keyed by the file's
-    bytes and the code that reads and segments them (asking again about the same file is instant)."""
+    bytes and the code that reads and segments them (asking again about the same file is instant).
+    Their references and citations are left empty: no comparison shows them, and finding them was
+    half of spaCy's time."""
     data = path.read_bytes()
     files = Cache(cache_file, "files", code_hash("pipeline.compare", ("spacy",)))
     key = files.key(f"{path.suffix.lower()}\0{hashlib.sha256(data).hexdigest()}")
@@ -54,7 +57,7 @@ def file_rules(path: Path, cache_file: Path) -> list[Rule]:
     if rules is None:
         source = read_source(path, None, data)
         doc = ADAPTERS[source.format](source)
-        cache = ParagraphCache(cache_file)
+        cache = ParagraphCache(cache_file, skip=("citations", "rule_references"))
         cache.analyse_docs([doc])
         cache.save()
         rules = segment(doc, cache)
@@ -75,6 +78,7 @@ def stored(processed: Path, a: list[Rule], b: list[Rule]) -> list[RuleChange] | 
     the datasets say; None when the run has no such step (two files, editions apart)."""
     if not (a and b and (processed / "changes.parquet").exists()) or a[0].source == "" or b[0].source == "":
         return None
+    from pipeline import load
     changes = load.changes(processed, filters=[("from_edition", "=", load.date_scalar(a[0].edition)),
                                                ("to_edition", "=", load.date_scalar(b[0].edition))])
     return changes or None

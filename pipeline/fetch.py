@@ -18,14 +18,12 @@ from pipeline.errors import PipelineError
 from pipeline.fetch_http import Client, Download, HttpFailure, remove_stale_parts
 from pipeline.fetch_identify import identify
 from pipeline.fetch_lock import Lock, Skipped, Stored
+from pipeline.options import CDX, RULES_PAGE, WAYBACK
+from pipeline.options import FETCH_FORMATS as FORMATS
 from pipeline.ingest import _date_in_name
 
-RULES_PAGE = "https://magic.wizards.com/en/rules"
-CDX = "https://web.archive.org/cdx/search/cdx"
-WAYBACK = "https://web.archive.org/web"
 CDX_PATTERNS = ("wizards.com/magic/comprules/*", "www.wizards.com/magic/comprules/*",
                 "media.wizards.com/*/downloads/MagicCompRules*")
-FORMATS = ("txt", "pdf", "docx", "rtf")
 RULES_NAME = re.compile(r"(?i)comp[\W_]?rules|comprehensive")  # MagicCompRules_2009.txt, Comp_Rules.pdf
 # An edition is published a few weeks before it takes effect: a snapshot this much older than
 # --since cannot hold an edition effective on or after it.

@@ -1,33 +1,76 @@
-"""Reading the datasets back (through pipeline/load.py, as records): one rule's history, and
-records for `compare`."""
+"""One rule's history, read from processed/crdiff.sqlite by lineage through its indexes (no table
+is read whole, and neither pyarrow nor pandas is imported: `history` answers in a fraction of a
+second); and records for `compare`, through pipeline/load.py."""
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
+from types import SimpleNamespace
 
-from pipeline import load, lookup
+from pipeline import lookup, publish
 from pipeline.diff import redline
 from pipeline.errors import PipelineError
-from pipeline.records import Rule, RuleChange, rule_key
+
+DATABASE = "crdiff.sqlite"  # pipeline.database.NAME (that module imports numpy)
 
 
 def history(processed: Path, rule_id: str, edition: str | None = None) -> list[dict]:
     """Every lineage that carried `rule_id` (in `edition`, if given), edition by edition."""
-    index = load.columns(load.read(processed, "rules", columns=["edition", "rule_id", "kind"]))
-    rule_id, edition, notes = _resolve(index, rule_id, edition)
-    found = load.rules(processed, edition, filters=[("rule_id", "=", rule_id), ("kind", "!=", "commentary")])
-    lineages = list(dict.fromkeys(found.lineage[rule_key(r)] for r in found.rules if rule_key(r) in found.lineage))
+    db = _open(processed)
+    try:
+        return _history(db, processed, rule_id, edition)
+    except sqlite3.Error as e:
+        raise PipelineError(f"{DATABASE} cannot be read ({e}): run `python -m pipeline run` again",
+                            path=processed) from None
+    finally:
+        db.close()
+
+
+def _open(processed: Path) -> sqlite3.Connection:
+    publish.verify(processed, [DATABASE], quick=True)
+    try:
+        return sqlite3.connect(f"{(processed / DATABASE).resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as e:
+        raise PipelineError(f"{DATABASE} cannot be read ({e})", path=processed) from None
+
+
+def _rows(db: sqlite3.Connection, sql: str, params=()) -> list[SimpleNamespace]:
+    """Rows in the tables' order (rowid), columns as attributes, an empty field (NULL) as ''."""
+    cursor = db.execute(sql, list(params))
+    names = [d[0] for d in cursor.description]
+    return [SimpleNamespace(**{n: "" if v is None else v for n, v in zip(names, row)}) for row in cursor]
+
+
+def _marks(values) -> str:
+    return ", ".join("?" * len(values))
+
+
+def _history(db: sqlite3.Connection, processed: Path, rule_id: str, edition: str | None) -> list[dict]:
+    rule_id, edition, notes = _resolve(db, rule_id, edition)
+    found = _rows(db, "SELECT lineage_id FROM rules WHERE rule_id = ? AND kind <> 'commentary'"
+                      + (" AND edition = ?" if edition else "") + " ORDER BY rowid", [rule_id] + [edition] * bool(edition))
+    lineages = list(dict.fromkeys(r.lineage_id for r in found if r.lineage_id))
     if not lineages:
-        _missing(index, rule_id, edition, processed, notes)
-    mine = load.rules(processed, filters=[("lineage_id", "in", lineages)])
-    changes = load.changes(processed, filters=[("lineage_id", "in", lineages)])
-    moved = load.changes(processed, filters=[("change", "in", ["split", "merged"])])
-    cited = load.rows(processed, "citations", filters=[("lineage_id", "in", lineages)])
-    cited = [c for c in cited if c["cited_by"] == "CR"]
-    notes_of = load.rules(processed, filters=[("kind", "=", "commentary")]).rules
-    comments = {(r.edition, r.rule_id): r.text for r in notes_of}
+        _missing(db, rule_id, edition, processed, notes)
+    mine = _rows(db, "SELECT edition, rule_id, kind, title, source, text, line_start, line_end, lineage_id FROM rules "
+                     f"WHERE lineage_id IN ({_marks(lineages)}) ORDER BY rowid", lineages)
+    changes = _rows(db, "SELECT lineage_id, to_edition, change, note, renumbered, new_rule_id FROM changes "
+                        f"WHERE lineage_id IN ({_marks(lineages)}) ORDER BY rowid", lineages)
+    numbers = sorted({r.rule_id for r in mine})
+    moved = _rows(db, "SELECT change, lineage_id, from_edition, old_rule_id, to_edition, new_rule_id FROM changes "
+                      "WHERE change IN ('split', 'merged') AND (lineage_id IN ({0}) OR old_rule_id IN ({1}) "
+                      "OR new_rule_id IN ({1})) ORDER BY rowid".format(_marks(lineages), _marks(numbers)),
+                  lineages + numbers + numbers)  # only the rows _relations can use
+    cited = _rows(db, "SELECT rule_id, edition, value, lineage_id FROM citations WHERE cited_by = 'CR' AND "
+                      f"lineage_id IN ({_marks(lineages)}) ORDER BY rowid", lineages)
+    comments = {}
+    for c in cited:
+        for r in _rows(db, "SELECT text FROM rules WHERE edition = ? AND rule_id = ? AND kind = 'commentary' "
+                           "ORDER BY rowid", [c.edition, c.rule_id]):
+            comments[(c.edition, c.rule_id)] = r.text
     out = []
     for lineage in lineages:
-        versions = sorted((r for r in mine.rules if mine.lineage.get(rule_key(r)) == lineage), key=lambda r: r.edition)
+        versions = sorted((r for r in mine if r.lineage_id == lineage), key=lambda r: r.edition)
         steps, previous = [], None
         for r in versions:
             step = next((c for c in changes if c.lineage_id == lineage and c.to_edition == r.edition), None)
@@ -37,15 +80,15 @@ def history(processed: Path, rule_id: str, edition: str | None = None) -> list[d
                           "renumbered": bool(step and step.renumbered), "text": r.text,
                           "redline": redline(previous.text, r.text) if previous is not None else "",
                           "lines": f"{r.line_start}-{r.line_end}",
-                          "commentary": sorted({c["rule_id"] for c in cited if c["lineage_id"] == lineage})})
+                          "commentary": sorted({c.rule_id for c in cited if c.lineage_id == lineage})})
             previous = r
         ends = [c for c in changes if c.lineage_id == lineage and c.change in ("removed", "merged")]
         seen, commentary = set(), []
         for c in cited:
-            if c["lineage_id"] == lineage and c["rule_id"] not in seen:
-                seen.add(c["rule_id"])
-                commentary.append({"rule_id": c["rule_id"], "edition": c["edition"], "cited": c["value"],
-                                   "text": comments.get((c["edition"], c["rule_id"]), "")})
+            if c.lineage_id == lineage and c.rule_id not in seen:
+                seen.add(c.rule_id)
+                commentary.append({"rule_id": c.rule_id, "edition": c.edition, "cited": c.value,
+                                   "text": comments.get((c.edition, c.rule_id), "")})
         out.append({"lineage_id": lineage, "versions": steps,
                     "query": {"rule": rule_id, "edition": edition or "", "notes": notes, "matched": len(lineages)},
                     "commentary": commentary,
@@ -54,39 +97,38 @@ def history(processed: Path, rule_id: str, edition: str | None = None) -> list[d
     return out
 
 
-def _resolve(index: dict[str, list], rule_id: str, edition: str | None) -> tuple[str, str | None, list[str]]:
+def _resolve(db: sqlite3.Connection, rule_id: str, edition: str | None) -> tuple[str, str | None, list[str]]:
     """The number as the datasets spell it, and the edition in force on a date that is not one."""
     notes = []
     wanted = lookup.normalise(rule_id)
     if wanted != rule_id:
         notes.append(f"read {rule_id!r} as {wanted}")
-    numbers = set(index["rule_id"])
-    if wanted not in numbers:  # a glossary term typed in another case
-        same = [r for r in numbers if r.lower() == wanted.lower()]
+    if not _rows(db, "SELECT 1 FROM rules WHERE rule_id = ? LIMIT 1", [wanted]):  # a glossary term in another case
+        same = [r.rule_id for r in _rows(db, "SELECT DISTINCT rule_id FROM rules") if r.rule_id.lower() == wanted.lower()]
         wanted = same[0] if len(same) == 1 else wanted
-    editions = sorted(set(index["edition"]))
-    if edition and edition not in editions:
+    if edition and not _rows(db, "SELECT 1 FROM rules WHERE edition = ? LIMIT 1", [edition]):
+        editions = sorted(r.edition for r in _rows(db, "SELECT DISTINCT edition FROM rules"))
         resolved = lookup.in_force(edition, editions)
         notes.append(f"{edition} is not an edition: {resolved} is the edition in force on that date")
         edition = resolved
     return wanted, edition, notes
 
 
-def _missing(index: dict[str, list], rule_id: str, edition: str | None, processed: Path, notes: list[str]):
+def _missing(db: sqlite3.Connection, rule_id: str, edition: str | None, processed: Path, notes: list[str]):
     """No such rule: say what is near, and which editions have it."""
     where = f" in edition {edition}" if edition else ""
-    elsewhere = sorted({e for e, r in zip(index["edition"], index["rule_id"]) if r == rule_id})
+    elsewhere = sorted({r.edition for r in _rows(db, "SELECT edition FROM rules WHERE rule_id = ?", [rule_id])})
     if elsewhere:
         hint = f"; it is in {', '.join(elsewhere[:3])}{' …' if len(elsewhere) > 3 else ''}"
     else:
-        known = {r for r, k in zip(index["rule_id"], index["kind"]) if k != "commentary"}
+        known = {r.rule_id for r in _rows(db, "SELECT rule_id FROM rules WHERE kind <> 'commentary'")}
         close = lookup.suggestions(rule_id, known)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
     said = f" ({'; '.join(notes)})" if notes else ""
     raise PipelineError(f"no rule {rule_id}{where} in {processed / 'rules.parquet'}{hint}{said}")
 
 
-def _relations(moved: list[RuleChange], lineage: str, versions: list[Rule]) -> list[dict]:
+def _relations(moved: list, lineage: str, versions: list) -> list[dict]:
     """Splits and merges this lineage took part in: where it came from, what was cut from it, what it took in."""
     mine = {(r.edition, r.rule_id) for r in versions}
     out = []
@@ -100,6 +142,7 @@ def _relations(moved: list[RuleChange], lineage: str, versions: list[Rule]) -> l
     return out
 
 
-def load_rules(processed: Path, edition: str) -> list[Rule]:
+def load_rules(processed: Path, edition: str) -> list:
     """The Rule records of one edition."""
+    from pipeline import load  # pyarrow: not for `history`
     return load.rules(processed, edition).rules

@@ -8,11 +8,11 @@ from datetime import date
 from pathlib import Path
 
 from pipeline.errors import ManifestError
+from pipeline.options import MANIFEST_FORMATS as FORMATS
 from pipeline.records import SOURCE_KINDS
 from pipeline.sources.copy import CANDIDATES
 
 MANIFEST_NAME = "manifest.toml"
-FORMATS = ("rulings-text", "rulings-html", "copy", "wiki-text", "wiki-html", "markdown")
 REQUIRED = ("file", "format", "kind", "edition", "language")
 OPTIONAL = ("url", "note")
 DATE = r"\d{4}-\d{2}-\d{2}"

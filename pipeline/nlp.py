@@ -190,7 +190,8 @@ def _keep_whole(doc: Doc, span) -> None:
 
 
 def analyse(doc: Doc) -> Analysis:
-    """Reduce a processed Doc to offsets (picklable, small, cacheable)."""
+    """Reduce a processed Doc to offsets (picklable, small, cacheable); a component that did not run
+    (`ParagraphCache(skip=...)`) leaves its analysis empty."""
     starts = []
     for span in doc.spans["boundaries"]:
         text_start = span.end_char
@@ -201,6 +202,6 @@ def analyse(doc: Doc) -> Analysis:
         starts=tuple(starts),
         example=doc._.example,
         sentences=tuple((s.start_char, s.end_char) for s in doc.sents),
-        references=tuple((s.start_char, s.end_char, s._.targets) for s in doc.spans["references"]),
-        citations=tuple((s.start_char, s.end_char, s._.title, s._.rule_id) for s in doc.spans["citations"]),
+        references=tuple((s.start_char, s.end_char, s._.targets) for s in doc.spans.get("references", ())),
+        citations=tuple((s.start_char, s.end_char, s._.title, s._.rule_id) for s in doc.spans.get("citations", ())),
     )

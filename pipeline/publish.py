@@ -24,6 +24,7 @@ STAGING = ".staging"
 LISTING = "run.json"
 COMMITTED = "COMMITTED"
 LOCK = ".lock"
+RUN_STAMP = ".cache/run.json"  # written by stages.run_all: the fingerprint of a finished run, its files' stamps
 PAGE_FOLDERS = ("pairs", "lineage", "sources")  # report pages a run owns wholly: unlisted ones are stale
 
 
@@ -148,8 +149,10 @@ def run_id(folder: Path) -> str:
         return ""
 
 
-def verify(folder: Path, names: list[str]) -> str:
-    """For readers: every named file is the one the published run wrote. Returns the run id."""
+def verify(folder: Path, names: list[str], quick: bool = False) -> str:
+    """For readers: every named file is the one the published run wrote. Returns the run id. With
+    `quick`, a file whose size and modification time are still those recorded just after its run
+    published it (RUN_STAMP) is not hashed again: what `run` trusts to skip a whole run."""
     for name in names:
         if not (folder / name).exists():
             raise PipelineError(f"{name} is missing: run `python -m pipeline run` first", path=folder)
@@ -158,10 +161,13 @@ def verify(folder: Path, names: list[str]) -> str:
         raise PipelineError(f"no readable {LISTING}: these tables were not published by one complete run; "
                             "run `python -m pipeline run` again", path=folder)
     rid = run_id(folder)
+    stamps = published_stamps(folder) if quick else {}
     for name in names:
         if name not in files:
             raise PipelineError(f"{name} was not written by run {rid} (the run that wrote {LISTING}); "
                                 "run `python -m pipeline run` again", path=folder)
+        if name in stamps and stamps[name][0] == files[name][0] and stamp(folder, [name]).get(name) == stamps[name]:
+            continue
         if _digest(folder / name) != files[name]:
             raise PipelineError(f"{name} is not the file run {rid} wrote (changed, truncated, or left by "
                                 "another run): tables of different runs are never used together; "
@@ -169,16 +175,26 @@ def verify(folder: Path, names: list[str]) -> str:
     return rid
 
 
-def stamp(folder: Path) -> dict[str, list[int]]:
-    """Size and modification time of every published file: a cheap check that none changed since."""
+def stamp(folder: Path, names=None) -> dict[str, list[int]]:
+    """Size and modification time of every published file (or of `names`): a cheap check that none
+    changed since."""
     out = {}
-    for name in listing(folder) or {}:
+    for name in (listing(folder) or {}) if names is None else names:
         try:
             st = (folder / name).stat()
         except OSError:
             continue
         out[name] = [st.st_size, st.st_mtime_ns]
     return out
+
+
+def published_stamps(folder: Path) -> dict[str, list[int]]:
+    """The stamp `run` recorded just after publishing into `folder` (a processed folder), or {}."""
+    try:
+        recorded = json.loads((folder / RUN_STAMP).read_text(encoding="utf-8"))["processed"]
+        return recorded if isinstance(recorded, dict) else {}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
 
 
 def intact(folder: Path, recorded: dict) -> bool:

@@ -23,31 +23,44 @@ UNANALYSED = ("glossary-term", "heading")  # roles whose paragraphs spaCy never 
 
 class ParagraphCache:
     """Analyses keyed by paragraph text; with a path, kept between runs in the SQLite cache
-    (pipeline/cache.py), keyed by the text and by the code of pipeline.nlp and what it imports."""
+    (pipeline/cache.py), keyed by the text and by the code of pipeline.nlp and what it imports.
 
-    def __init__(self, path: Path | None = None):
-        self.store = Cache(path, "paragraphs", code_hash("pipeline.nlp", ("spacy",)))
+    `skip` names spaCy components not to run (their analyses stay empty): `compare` needs neither
+    citations nor references. Such analyses are kept apart from the whole ones, which serve both."""
+
+    def __init__(self, path: Path | None = None, skip: tuple[str, ...] = ()):
+        code = code_hash("pipeline.nlp", ("spacy",))
+        self.stores = [Cache(path, "paragraphs", code)]
+        if skip:
+            self.stores.append(Cache(path, "paragraphs without " + " ".join(skip), code))
+        self.skip = skip
         self.data: dict[str, Analysis] = {}
         self.hits = self.misses = 0
 
     @property
+    def store(self) -> Cache:
+        """Where fresh analyses are kept."""
+        return self.stores[-1]
+
+    @property
     def warnings(self) -> list[str]:
-        return self.store.warnings
+        return [w for store in self.stores for w in store.warnings]
 
     def analyse(self, texts: Iterable[str]) -> None:
         """Analyse every text not seen before, once each: from the cache file when it holds it."""
         todo = sorted({t for t in texts if t not in self.data})
-        keys = {self.store.key(t): t for t in todo}
-        stored = self.store.get_many(list(keys), _decode_analysis)
-        for key, a in stored.items():
-            if _fits(a, len(keys[key])):
-                self.data[keys[key]] = a
-        todo = [t for t in todo if t not in self.data]
+        for store in self.stores:
+            keys = {store.key(t): t for t in todo}
+            for key, a in store.get_many(list(keys), _decode_analysis).items():
+                if _fits(a, len(keys[key])):
+                    self.data[keys[key]] = a
+            todo = [t for t in todo if t not in self.data]
         self.misses += len(todo)
-        fresh = []
-        for text, doc in zip(todo, load().pipe(todo, batch_size=512)):
-            self.data[text] = analyse(doc)
-            fresh.append((self.store.key(text), self.data[text]))
+        fresh, nlp = [], load()
+        with nlp.select_pipes(disable=list(self.skip)):
+            for text, doc in zip(todo, nlp.pipe(todo, batch_size=512)):
+                self.data[text] = analyse(doc)
+                fresh.append((self.store.key(text), self.data[text]))
         self.store.put_many(fresh)
 
     def analyse_docs(self, docs: Iterable[CleanDoc]) -> None:
@@ -59,7 +72,8 @@ class ParagraphCache:
         return self.data[text]
 
     def save(self) -> None:
-        self.store.close()  # rows are written as they are computed
+        for store in self.stores:
+            store.close()  # rows are written as they are computed
 
 
 def _decode_analysis(value) -> Analysis:

@@ -218,7 +218,7 @@ def _write_sources(result: Result, processed: Path, records: Counter | None = No
     export.write_table(result.discards_frame, processed, "discards")
 
 
-RUN_STAMP = ".cache/run.json"
+RUN_STAMP = publish.RUN_STAMP
 
 
 def inputs_fingerprint(raw: Path, corpora: list[Path]) -> str:

@@ -1,4 +1,6 @@
 import os
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -34,6 +36,18 @@ def run_stages(processed: Path, *extra: str, raw: Path = RAW):
         result = CliRunner().invoke(main, [*command, "--processed", str(processed), "-q"])
         code, output = code or result.exit_code, output + result.output
     return SimpleNamespace(exit_code=code, output=output)
+
+
+HEAVY = ("spacy", "pandas", "jinja2", "pyarrow", "numpy", "bs4", "requests")
+
+
+def imported_by(*args: str) -> tuple[set[str], str]:
+    """The top-level packages a fresh `python -m pipeline ARGS` has imported when it exits, and its output."""
+    code = ("import runpy, sys\nsys.argv = ['pipeline', *sys.argv[1:]]\ntry:\n"
+            "    runpy.run_module('pipeline', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "print(' '.join(sys.modules), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, cwd=ROOT)
+    return {name.split(".")[0] for name in done.stderr.split()}, done.stdout
 
 
 def archive_files() -> list[Path]:

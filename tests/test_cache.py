@@ -1,4 +1,5 @@
 """The caches hold data, never code; are keyed by content and code; and are checked on read."""
+import ast
 import os
 import pickle
 import shutil
@@ -95,6 +96,28 @@ def test_cache_keys_follow_the_code_that_produced_the_values(tmp_path, monkeypat
     code_hash.cache_clear()
 
 
+def test_the_import_scan_finds_what_the_parser_finds():
+    def parsed(module: str) -> set[str]:  # the closure as pipeline.cache computed it with ast
+        todo, seen = [module], set()
+        while todo:
+            name = todo.pop()
+            if name in seen or not cache_module._module_path(name).exists():
+                continue
+            seen.add(name)
+            for node in ast.walk(ast.parse(cache_module._module_path(name).read_bytes())):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pipeline"):
+                    todo += [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+                elif isinstance(node, ast.Import):
+                    todo += [a.name for a in node.names if a.name.startswith("pipeline")]
+        return seen
+
+    modules = [".".join(("pipeline",) + p.relative_to(cache_module.PACKAGE_DIR).with_suffix("").parts)
+               for p in cache_module.PACKAGE_DIR.rglob("*.py")]
+    assert len(modules) > 40
+    for module in modules:
+        assert cache_module._closure(module) == parsed(module), module
+
+
 def test_values_under_another_code_hash_are_never_read(tmp_path):
     path = tmp_path / "c.sqlite"
     old = Cache(path, "paragraphs", "code-1")
@@ -124,3 +147,19 @@ def test_a_cached_analysis_pointing_outside_its_paragraph_is_not_used(tmp_path):
     second.analyse(["100.1. These Magic rules apply."])
     assert second.misses == 1 and second.data == first.data
     assert store.code == second.store.code
+
+
+def test_analyses_made_without_some_components_never_serve_a_run(tmp_path):
+    path, text = tmp_path / "c.sqlite", "100.1. These rules [CR 204.1a] apply; see rule 205.1a. Really."
+    lite = ParagraphCache(path, skip=("citations", "rule_references"))
+    lite.analyse([text])
+    lite.save()
+    full = ParagraphCache(path)
+    full.analyse([text])
+    full.save()
+    assert full.misses == 1 and full.data[text].references and full.data[text].citations
+    assert lite.data[text].references == () and lite.data[text].citations == ()
+    assert lite.data[text][:3] == full.data[text][:3] and len(full.data[text].sentences) == 3
+    again = ParagraphCache(path, skip=("citations", "rule_references"))
+    again.analyse([text])
+    assert again.misses == 0 and again.data[text] == full.data[text]  # a whole analysis serves both

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import main
-from conftest import RAW, ROOT, run_stages
+from conftest import HEAVY, RAW, ROOT, imported_by, run_stages
 
 OUTPUTS = ("rules.csv", "rules.parquet", "editions.csv", "glossary.csv", "sources.csv", "discards.csv")
 
@@ -25,6 +25,18 @@ def test_every_command_has_help(command):
     assert result.exit_code == 0 and main.commands[command].help
     for param in main.commands[command].params:
         assert isinstance(param, click.Argument) or param.help, f"{command} {param.name} has no help"
+
+
+def test_help_imports_no_heavy_library():
+    found, output = imported_by("--help")
+    assert "history" in output and "click" in found
+    assert not found & set(HEAVY)
+
+
+def test_history_reads_the_database_without_heavy_libraries(seeds_run):
+    found, output = imported_by("history", "205.1a", "--processed", seeds_run[1])
+    assert "lineage 2008-03-17:212.1b" in output and "sqlite3" in found
+    assert not found & set(HEAVY)
 
 
 def readme_commands() -> dict[str, set[str]]:

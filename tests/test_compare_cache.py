@@ -3,6 +3,7 @@ pair's content) in processed/.cache: asked again, it answers the same without se
 from click.testing import CliRunner
 
 from pipeline.cli import main
+from conftest import HEAVY, imported_by
 
 HEAD = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game\n\n100. General\n\n"
 
@@ -38,3 +39,23 @@ def test_a_changed_file_is_read_again(tmp_path):
     b.write_text(HEAD.format("July 11, 2001") + "100.1. Each game has a winner.\n100.1a A subrule.\n", encoding="utf-8")
     second = CliRunner().invoke(main, args)
     assert second.exit_code == 0 and "100.1b" not in second.output and "modified" not in second.output
+
+
+def test_asked_again_the_answer_comes_without_importing_spacy(tmp_path):
+    a, b = _files(tmp_path)
+    args = ["compare", a, b, "--processed", tmp_path / "processed"]
+    found, first = imported_by(*args)
+    assert "spacy" in found and "100.1 -> 100.1  modified" in first
+    assert not found & {"pandas", "pyarrow"}  # two files: neither the datasets nor the report are read
+    found, again = imported_by(*args)
+    assert again == first and not found & set(HEAVY)
+
+
+def test_each_form_of_the_answer_is_kept_apart(tmp_path):
+    a, b = _files(tmp_path)
+    args = ["compare", str(a), str(b), "--processed", str(tmp_path / "processed")]
+    text, as_json = (CliRunner().invoke(main, args + extra).output for extra in ([], ["--json"]))
+    assert CliRunner().invoke(main, args + ["--json"]).output == as_json and as_json.startswith("[")
+    assert CliRunner().invoke(main, args).output == text and text.startswith("added: 1")
+    every = CliRunner().invoke(main, args + ["--all"]).output
+    assert "100.1a -> 100.1a  unchanged" in every and "100.1a -> 100.1a" not in text

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from pipeline import export, publish, stages
 from pipeline.cli import main
+from pipeline.errors import PipelineError
 from conftest import ARCHIVE, RAW, ROOT, archive_files, needs_archive
 
 
@@ -97,38 +98,55 @@ def test_a_run_killed_mid_export_leaves_the_previous_run_whole(tmp_path, monkeyp
     assert not list((tmp_path / "p").glob(".*.tmp")) and not (tmp_path / "p" / publish.STAGING).exists()
 
 
-def test_a_run_killed_while_moving_files_in_is_refused_by_readers_then_finished(tmp_path, monkeypatch):
+@pytest.mark.parametrize("moved, command", [("rules.parquet", ["report", "--reports", "r2"]),
+                                            ("crdiff.sqlite", ["history", "205.1a"])])  # what each reads
+def test_a_run_killed_while_moving_files_in_is_refused_by_readers_then_finished(tmp_path, monkeypatch, moved,
+                                                                               command):
     assert run(tmp_path, reports=False).exit_code == 0
     raw2 = edited_raw(tmp_path)
     real = publish.apply
 
     def moves_one_file_then_dies(folder):
-        staged = folder / publish.STAGING / "rules.parquet"
-        staged.replace(folder / "rules.parquet")
+        staged = folder / publish.STAGING / moved
+        staged.replace(folder / moved)
         raise KeyboardInterrupt
 
     monkeypatch.setattr(publish, "apply", moves_one_file_then_dies)
     with pytest.raises(KeyboardInterrupt):
         stages.run_datasets(raw2, [], tmp_path / "p", quiet=True)
     monkeypatch.setattr(publish, "apply", real)
-    for command in (["history", "205.1a"], ["report", "--reports", tmp_path / "r2"]):
-        result = invoke(*command, "--processed", tmp_path / "p")
-        assert result.exit_code == 1
-        assert "rules.parquet is not the file run" in result.output and "Traceback" not in result.output
+    result = invoke(*[tmp_path / a if a == "r2" else a for a in command], "--processed", tmp_path / "p")
+    assert result.exit_code == 1
+    assert f"{moved} is not the file run" in result.output and "Traceback" not in result.output
     assert run(tmp_path, reports=False).exit_code == 0  # rolls forward, then runs over raw/ again
     publish.verify(tmp_path / "p", list(publish.listing(tmp_path / "p")))
     assert publish.run_id(tmp_path / "p") == stages.run_id(RAW, [])
 
 
-def test_readers_refuse_a_table_from_another_run(tmp_path):
+@pytest.mark.parametrize("table, command", [("changes.parquet", ["cite", "[CR 205.1a]", "--as-of", "2025-06-06"]),
+                                            ("crdiff.sqlite", ["history", "205.1a"])])  # what each reads
+def test_readers_refuse_a_table_from_another_run(tmp_path, table, command):
     assert run(tmp_path, reports=False).exit_code == 0
     assert invoke("run", "--raw", edited_raw(tmp_path), "--processed", tmp_path / "other", "--no-reports",
                   "-q").exit_code == 0
-    shutil.copy(tmp_path / "other/changes.parquet", tmp_path / "p/changes.parquet")
-    result = invoke("history", "205.1a", "--processed", tmp_path / "p")
+    shutil.copy(tmp_path / f"other/{table}", tmp_path / f"p/{table}")
+    result = invoke(*command, "--processed", tmp_path / "p")
     assert result.exit_code == 1
     rid = publish.run_id(tmp_path / "p")
-    assert result.output.startswith(f"Error: {tmp_path / 'p'}: changes.parquet is not the file run {rid} wrote")
+    assert result.output.startswith(f"Error: {tmp_path / 'p'}: {table} is not the file run {rid} wrote")
+
+
+def test_a_quick_check_trusts_the_run_stamp_only_while_size_and_time_hold(tmp_path, monkeypatch):
+    assert run(tmp_path, reports=False).exit_code == 0
+    p, real = tmp_path / "p", publish._digest
+    monkeypatch.setattr(publish, "_digest", lambda path: pytest.fail(f"{path} hashed"))
+    publish.verify(p, ["crdiff.sqlite"], quick=True)  # just published: the run's stamp vouches for it
+    monkeypatch.setattr(publish, "_digest", real)
+    data = bytearray((p / "crdiff.sqlite").read_bytes())
+    data[-1] ^= 1  # same size, another modification time
+    (p / "crdiff.sqlite").write_bytes(bytes(data))
+    with pytest.raises(PipelineError, match="crdiff.sqlite is not the file run"):
+        publish.verify(p, ["crdiff.sqlite"], quick=True)
 
 
 @pytest.mark.parametrize("damage", ["truncate rules.csv", "delete reports/lineage", "delete run.json"])
