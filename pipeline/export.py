@@ -3,6 +3,7 @@ the SQLite database. Column order, types and keys come from pipeline/schema.py. 
 Parquet twin serves typed readers, and a third copy of every text tripled the folder's size."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -19,7 +20,7 @@ from pipeline.ingest import Rejection
 from pipeline.records import CleanDoc, Edition, Rule, rule_key
 from pipeline import parquet
 from pipeline.database import Database
-from pipeline.schema import BY_NAME
+from pipeline.schema import BY_NAME, WORDING
 from pipeline.ruleid import sort_key as natural_key
 from pipeline.store import write_atomic_with
 
@@ -251,11 +252,49 @@ def _agrees(tag: str, changed: str, first: str, complete: list[str]) -> str:
 TO_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-def flatten(chunk: pd.DataFrame, name: str) -> pd.DataFrame:
-    """List and object fields as JSON text: the CSV's (and the database's) form of a table."""
+class Texts:
+    """Each distinct wording (text, examples and sentences, as JSON text) once, under its text_id: a
+    hash, so the same wording has the same key in every run and edition. The CSV and database rows
+    of rules and glossary name their wording by it."""
+
+    def __init__(self):
+        self.key_of: dict[tuple[str, str, str], str] = {}
+        self.wording: dict[str, tuple[str, str, str]] = {}
+        self.definition: dict[tuple[str, str], str] = {}  # (text, examples) -> a key with them
+
+    def keys(self, name: str, flat: pd.DataFrame) -> list[str]:
+        """The keys of a flattened chunk's wordings (a glossary entry's: of the rule it is, whose
+        text and examples are its definition and examples)."""
+        if name == "glossary":
+            return [self.definition.get(w) or self.key((*w, "[]")) for w in zip(flat["definition"], flat["examples"])]
+        return [self.key(w) for w in zip(flat["text"], flat["examples"], flat["sentences"])]
+
+    def key(self, wording: tuple[str, str, str]) -> str:
+        key = self.key_of.get(wording)
+        if key is None:
+            key = self.key_of[wording] = hashlib.sha256(TO_JSON(wording).encode("utf-8")).hexdigest()[:16]
+            if self.wording.setdefault(key, wording) != wording:
+                raise PipelineError(f"two wordings share the text_id {key}: {wording[0][:60]!r}, "
+                                    f"{self.wording[key][0][:60]!r}")
+            self.definition.setdefault(wording[:2], key)
+        return key
+
+    def frame(self) -> pd.DataFrame:
+        rows = [{"text_id": k, "text": self.wording[k][0], "examples": json.loads(self.wording[k][1]),
+                 "sentences": json.loads(self.wording[k][2])} for k in sorted(self.wording)]
+        return frame("texts", rows)
+
+
+def flatten(chunk: pd.DataFrame, name: str, texts: Texts | None = None) -> pd.DataFrame:
+    """List and object fields as JSON text, with `texts` the wording by its key: the CSV's (and the
+    database's) form of a table."""
     flat = chunk.copy()
     for column in (c.name for c in BY_NAME[name].columns if c.type in ("array", "object")):
         flat[column] = [TO_JSON(v) for v in flat[column]]
+    if texts is not None and name in WORDING:
+        moved = WORDING[name]
+        flat[moved[0]] = texts.keys(name, flat)
+        flat = flat.drop(columns=list(moved[1:])).rename(columns={moved[0]: "text_id"})
     return flat
 
 
@@ -263,16 +302,17 @@ CHUNK = 5000  # rows converted and written at a time: memory stays flat however 
 
 
 def write_table(data: pd.DataFrame, folder: Path, name: str, db: Database | None = None, file: str | None = None,
-                formats: tuple[str, ...] = ("csv", "parquet")) -> None:
-    """name.csv (list and object fields as JSON strings) and name.parquet (typed), streamed in
-    chunks; with `db`, the rows also go into the SQLite database."""
+                formats: tuple[str, ...] = ("csv", "parquet"), texts: Texts | None = None) -> None:
+    """name.csv (list and object fields as JSON strings; with `texts`, a text by its key) and
+    name.parquet (typed, the text in place), streamed in chunks; with `db`, the CSV's rows also go
+    into the SQLite database."""
     table = BY_NAME[name]
     assert list(data.columns) == table.names, f"{name}: columns drift from pipeline/schema.py"
     chunks = [data.iloc[i:i + CHUNK] for i in range(0, len(data), CHUNK)] or [data]
 
     def csv(f):
         for n, chunk in enumerate(chunks):
-            flat = flatten(chunk, name)
+            flat = flatten(chunk, name, texts)
             flat.to_csv(f, index=False, header=n == 0, lineterminator="\r\n")
             if db is not None:  # the database stores lists as the same JSON text
                 db.add(name, flat)
