@@ -93,9 +93,9 @@ class Database:
         if name not in self.created:
             self.con.execute(create_sql(table))
             self.created.add(name)
-        rows = flat.astype(object).where(flat != "", None).itertuples(index=False, name=None)
+        columns = [[None if v == "" else v for v in flat[c].tolist()] for c in flat.columns]  # "" is NULL
         marks = ", ".join("?" * len(table.columns))
-        self.con.executemany(f'INSERT INTO "{name}" VALUES ({marks})', rows)
+        self.con.executemany(f'INSERT INTO "{name}" VALUES ({marks})', zip(*columns))
 
     def close(self) -> None:
         with _naming(self.path):

@@ -9,6 +9,7 @@ import os
 import re
 from collections import Counter
 from dataclasses import asdict
+from operator import attrgetter
 from pathlib import Path
 
 import pandas as pd
@@ -32,26 +33,29 @@ def frame(table: str, rows: list[dict]) -> pd.DataFrame:
 
 
 def rule_rows(rules: list[Rule], history: object | None = None) -> pd.DataFrame:
-    """The rules table. `compare` is not stored (the loader derives it from the text: it must be
-    derivable) and sentences are offsets into the text, not a second copy of it."""
-    names = [c for c in BY_NAME["rules"].names if c not in ("lineage_id", "last_changed", "sentences")]
+    """The rules table, column by column. `compare` is not stored (the loader derives it from the
+    text: it must be derivable) and sentences are offsets into the text, not a second copy of it.
+    Most rules repeat an earlier edition's wording: offsets are found once per wording."""
     lineage = history.lineage if history else {}
     last_changed = history.last_changed if history else {}
-    rows = []
+    offsets: dict[tuple, list] = {}
+    sentences = []
     for r in rules:
         base = r.text or r.title
         if r.compare != compare_form(base):
             raise PipelineError(f"rule {r.rule_id} ({r.edition}): its comparison form is not compare_form(text): "
                                 "it would be lost in export")
-        key = rule_key(r)
-        row = {c: getattr(r, c, "") for c in names}
-        row["lineage_id"] = lineage.get(key, "")
-        row["last_changed"] = last_changed.get(key, "")
-        row["sentences"] = sentence_offsets(base, r.sentences)
-        row["citations"] = [asdict(c) for c in r.citations]
-        row["rule_flags"] = list(r.flags)  # not "flags": that would hide pandas' DataFrame.flags
-        rows.append(row)
-    return frame("rules", rows)
+        known = offsets.get((base, r.sentences))
+        if known is None:
+            known = offsets[base, r.sentences] = sentence_offsets(base, r.sentences)
+        sentences.append(known)
+    keys = [rule_key(r) for r in rules]
+    data = {c: list(map(attrgetter(c), rules)) for c in BY_NAME["rules"].names
+            if c not in ("lineage_id", "last_changed", "sentences", "citations", "rule_flags")}
+    data.update(lineage_id=[lineage.get(k, "") for k in keys], last_changed=[last_changed.get(k, "") for k in keys],
+                sentences=sentences, citations=[[asdict(c) for c in r.citations] for r in rules],
+                rule_flags=[list(r.flags) for r in rules])  # not "flags": that would hide pandas' DataFrame.flags
+    return pd.DataFrame(data, columns=BY_NAME["rules"].names)
 
 
 def sentence_offsets(base: str, sentences: tuple[str, ...]) -> list:
@@ -75,16 +79,13 @@ def sentences_of(base: str, offsets) -> tuple[str, ...]:
 
 
 def change_rows(history) -> pd.DataFrame:
-    names = BY_NAME["changes"].names
-    rows = []
-    for c in sorted(history.changes, key=_change_order):
-        row = {k: getattr(c, k) for k in names}
-        row["ops"] = [list(op) for op in c.ops]
-        row["title_ops"] = [list(op) for op in c.title_ops]
-        row["example_ops"] = [[list(op) for op in ops] for ops in c.example_ops]
-        row["substitutions"] = [list(s) for s in c.substitutions]
-        rows.append(row)
-    return frame("changes", rows)
+    changes = sorted(history.changes, key=_change_order)
+    data = {k: list(map(attrgetter(k), changes)) for k in BY_NAME["changes"].names}
+    data["ops"] = [[list(op) for op in ops] for ops in data["ops"]]
+    data["title_ops"] = [[list(op) for op in ops] for ops in data["title_ops"]]
+    data["example_ops"] = [[[list(op) for op in ops] for ops in each] for each in data["example_ops"]]
+    data["substitutions"] = [[list(s) for s in each] for each in data["substitutions"]]
+    return pd.DataFrame(data, columns=BY_NAME["changes"].names)
 
 
 def _change_order(c) -> tuple:
@@ -250,6 +251,7 @@ def _agrees(tag: str, changed: str, first: str, complete: list[str]) -> str:
 
 # Compact JSON (no spaces after , and :): a tenth of the list columns' bytes; tuples encode as lists
 TO_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+EMPTY = {"array": "[]", "object": "{}"}
 
 
 class Texts:
@@ -289,8 +291,9 @@ def flatten(chunk: pd.DataFrame, name: str, texts: Texts | None = None) -> pd.Da
     """List and object fields as JSON text, with `texts` the wording by its key: the CSV's (and the
     database's) form of a table."""
     flat = chunk.copy()
-    for column in (c.name for c in BY_NAME[name].columns if c.type in ("array", "object")):
-        flat[column] = [TO_JSON(v) for v in flat[column]]
+    for column in (c for c in BY_NAME[name].columns if c.type in ("array", "object")):
+        empty = EMPTY[column.type]  # most lists are empty: no encoder call for them
+        flat[column.name] = [TO_JSON(v) if len(v) else empty for v in flat[column.name]]
     if texts is not None and name in WORDING:
         moved = WORDING[name]
         flat[moved[0]] = texts.keys(name, flat)

@@ -79,7 +79,7 @@ def python(table: str, name: str, values: list) -> list:
 def arrow_table(name: str, chunk) -> pa.Table:
     """One chunk of a table's frame (the schema's columns, in order) as an Arrow table."""
     schema = arrow_schema(BY_NAME[name])
-    return pa.Table.from_arrays([_column(name, f.name, list(chunk[f.name]), f.type) for f in schema], schema=schema)
+    return pa.Table.from_arrays([_column(name, f.name, chunk[f.name].tolist(), f.type) for f in schema], schema=schema)
 
 
 # Rows per row group, and the dictionary page's size: a text repeated through many editions is then
