@@ -81,10 +81,9 @@ def sentences_of(base: str, offsets) -> tuple[str, ...]:
 def change_rows(history) -> pd.DataFrame:
     changes = sorted(history.changes, key=_change_order)
     data = {k: list(map(attrgetter(k), changes)) for k in BY_NAME["changes"].names}
-    data["ops"] = [[list(op) for op in ops] for ops in data["ops"]]
-    data["title_ops"] = [[list(op) for op in ops] for ops in data["title_ops"]]
-    data["example_ops"] = [[[list(op) for op in ops] for ops in each] for each in data["example_ops"]]
-    data["substitutions"] = [[list(s) for s in each] for each in data["substitutions"]]
+    for column in ("ops", "title_ops", "substitutions"):  # most are empty: no list built for them
+        data[column] = [[list(op) for op in ops] if ops else [] for ops in data[column]]
+    data["example_ops"] = [[[list(op) for op in ops] for ops in each] if each else [] for each in data["example_ops"]]
     return pd.DataFrame(data, columns=BY_NAME["changes"].names)
 
 
@@ -287,13 +286,29 @@ class Texts:
         return frame("texts", rows)
 
 
+def encoded(values, empty: str) -> list[str]:
+    """Each value as compact JSON: an empty one without the encoder, and one list object shared by
+    many rows (rule_rows' sentence offsets, once per wording) encoded once. Keyed by id: the values
+    stay alive meanwhile, so no id is reused."""
+    done: dict[int, str] = {}
+    out = []
+    for v in values:
+        if not len(v):
+            out.append(empty)
+        else:
+            text = done.get(id(v))
+            if text is None:
+                text = done[id(v)] = TO_JSON(v)
+            out.append(text)
+    return out
+
+
 def flatten(chunk: pd.DataFrame, name: str, texts: Texts | None = None) -> pd.DataFrame:
     """List and object fields as JSON text, with `texts` the wording by its key: the CSV's (and the
     database's) form of a table."""
     flat = chunk.copy()
     for column in (c for c in BY_NAME[name].columns if c.type in ("array", "object")):
-        empty = EMPTY[column.type]  # most lists are empty: no encoder call for them
-        flat[column.name] = [TO_JSON(v) if len(v) else empty for v in flat[column.name]]
+        flat[column.name] = encoded(flat[column.name], EMPTY[column.type])
     if texts is not None and name in WORDING:
         moved = WORDING[name]
         flat[moved[0]] = texts.keys(name, flat)

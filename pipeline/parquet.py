@@ -53,9 +53,10 @@ def _column(table: str, name: str, values, kind: pa.DataType) -> pa.Array:
         values = [[[dict(zip(OP_FIELDS, op)) for op in ops] for ops in each] for each in values]
     elif (table, name) == ("sources", "discarded_by_reason"):
         values = [list(v.items()) for v in values]
-    elif name == "sentences":
-        values = [[{"text": s} if isinstance(s, str) else {"start": s[0], "end": s[1]} for s in each]
-                  for each in values]
+    elif name == "sentences":  # a list shared by many rows (once per wording in rule_rows) converted once
+        done: dict[int, list] = {}
+        values = [done.get(id(each)) or done.setdefault(id(each), [
+            {"text": s} if isinstance(s, str) else {"start": s[0], "end": s[1]} for s in each]) for each in values]
     if kind == pa.date32():  # ISO text -> date; "" -> null
         text = pa.array(values, pa.string())
         return pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text).cast(pa.date32())
