@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.schema import TABLES, Table
+from pipeline.schema import TABLES, TEXT_ID, WORDING, Table, flat
 from pipeline.store import write_atomic
 
 DIALECT = {"delimiter": ",", "lineTerminator": "\r\n", "quoteChar": '"', "doubleQuote": True, "header": True}
@@ -22,22 +22,28 @@ file is committed; it is rewritten by every run.
 Every table comes in two files and one database, with the same rows in the same order:
 
 - `<table>.parquet`: typed (rule numbers and dates as they are, lists as lists, booleans as
-  booleans; word operations as lists of structs), zstd-compressed. **The one to load.**
+  booleans; word operations as lists of structs), zstd-compressed, every column in place. **The
+  one to load.**
 - `<table>.csv`: RFC 4180 (UTF-8, comma-separated, CRLF line ends, a header row; list and object
   fields as JSON strings; booleans `True`/`False`; dates ISO `YYYY-MM-DD`; an empty field is a
   missing value), described by `datapackage.json` (Frictionless: every column's type, primary and
   foreign keys; the tests validate it).
-- `crdiff.sqlite`: every table in one SQLite database with its primary and foreign keys, indexes on
-  `edition`, `rule_id` and `lineage_id` (and the change columns), full-text search (FTS5:
-  `rules_search` over rule titles, texts and examples, `glossary_search` over terms, definitions
-  and examples), the view `changes_text`: each change with the old and new titles and texts, and
-  the view `rule_sentences`: one row per sentence of each rule, spelled out.
+- `crdiff.sqlite`: the CSV's tables in one SQLite database with their primary and foreign keys,
+  indexes on `edition`, `rule_id`, `lineage_id` and `text_id` (and the change columns), full-text
+  search (FTS5: `texts_search` over every distinct rule text and glossary definition), and views:
+  `rules_text`, the rules with their wording in place (the Parquet twin's columns); `glossary`,
+  the rules of kind glossary under the glossary's names; `changes_text`, each change with the old
+  and new titles and texts; `rule_sentences`, one row per sentence of each rule, spelled out.
   Lists are JSON text, booleans 0/1, empty fields NULL.
 
-Nothing is stored twice. A rule's `sentences` are offsets into its `text` (`text[start:end]`), and
-its comparison form (quotes, dashes and trademarks folded) is not stored: it is
-`pipeline.clean.compare_form(text or title)`, and the typed loader below gives both back as they
-were. There are no JSON Lines files (the Parquet twin reads faster and typed); one line makes them:
+Nothing is stored twice. Most rules keep their wording from one edition to the next, so the CSV
+and the database hold each distinct wording (text, examples and sentences) once, in `texts`, and
+`rules` and `glossary` name it by `text_id` (a hash of it); the Parquet twins, which compress
+repeats away themselves, keep those columns in place. A rule's `sentences` are offsets into its
+text (`text[start:end]`; into the title when there is no text), and its comparison form (quotes,
+dashes and trademarks folded) is not stored: it is `pipeline.clean.compare_form(text or title)`;
+the typed loader below gives both back as they were. There are no JSON Lines files (the Parquet
+twin reads faster and typed); one line makes them:
 `duckdb.sql("COPY 'processed/rules.parquet' TO 'rules.jsonl' (FORMAT json)")`.
 
 One line each, typed:
@@ -50,15 +56,16 @@ pipeline.load.rules(Path("processed")).rules                  # the Rule records
 ```
 
 ```sql
-SELECT r.edition, r.rule_id, r.text FROM rules_search JOIN rules AS r ON r.rowid = rules_search.rowid
-WHERE rules_search MATCH 'planeswalker uniqueness rule' ORDER BY rank;
+SELECT r.edition, r.rule_id, t.text FROM texts_search JOIN texts AS t ON t.rowid = texts_search.rowid
+JOIN rules AS r ON r.text_id = t.text_id WHERE texts_search MATCH 'planeswalker uniqueness rule';
+SELECT edition, rule_id, text FROM rules_text WHERE rule_id = '306.4';
 SELECT old_rule_id, new_rule_id, change, old_text, new_text FROM changes_text WHERE to_edition = '2009-07-11';
 ```
 
 **Do not read the CSV with a bare `pd.read_csv(path)` or DuckDB's `read_csv_auto`**: they guess
 types, so `parent` 702.10 becomes the number 702.1 and `renumberings.scope` 100 becomes 100.0. If
 it must be the CSV: `pd.read_csv(path, dtype=str, keep_default_na=False)`, then convert the
-columns `datapackage.json` types.
+columns `datapackage.json` types; `rules.merge(texts, on="text_id")` puts the wording back.
 
 `.stages/` holds each stage's output for the next stage (`python -m pipeline segment`, `align`,
 `export` run alone); `.cache/` holds the paragraph analyses and pair alignments that make a second
@@ -75,7 +82,7 @@ def descriptor() -> dict:
         "title": "Magic: The Gathering Comprehensive Rules, rule by rule and edition by edition",
         "description": "Rules, their lineages across editions, every change with word-level operations, "
                        "references, citations, glossary, terminology and the sources' character accounting.",
-        "resources": [_resource(t) for t in TABLES],
+        "resources": [_resource(flat(t)) for t in TABLES],
     }
 
 
@@ -116,6 +123,10 @@ def dictionary(summaries: dict[str, dict]) -> str:
         out.append("| column | type | meaning | example |\n|---|---|---|---|")
         out[-1] += "".join(f"\n| `{c.name}` | {c.type} | {c.description} | {summary['examples'].get(c.name, '')} |"
                            for c in t.columns)
+        if t.name in WORDING:
+            moved = ", ".join(f"`{c}`" for c in WORDING[t.name])
+            out[-1] += (f"\n| `{TEXT_ID.name}` | {TEXT_ID.type} | CSV and database only, in place of {moved} (the "
+                        f"Parquet twin holds them): {TEXT_ID.description} | |")
     return "\n\n".join(out) + "\n"
 
 

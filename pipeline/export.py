@@ -3,11 +3,13 @@ the SQLite database. Column order, types and keys come from pipeline/schema.py. 
 Parquet twin serves typed readers, and a third copy of every text tripled the folder's size."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 from collections import Counter
 from dataclasses import asdict
+from operator import attrgetter
 from pathlib import Path
 
 import pandas as pd
@@ -19,7 +21,7 @@ from pipeline.ingest import Rejection
 from pipeline.records import CleanDoc, Edition, Rule, rule_key
 from pipeline import parquet
 from pipeline.database import Database
-from pipeline.schema import BY_NAME
+from pipeline.schema import BY_NAME, WORDING
 from pipeline.ruleid import sort_key as natural_key
 from pipeline.store import write_atomic_with
 
@@ -31,26 +33,29 @@ def frame(table: str, rows: list[dict]) -> pd.DataFrame:
 
 
 def rule_rows(rules: list[Rule], history: object | None = None) -> pd.DataFrame:
-    """The rules table. `compare` is not stored (the loader derives it from the text: it must be
-    derivable) and sentences are offsets into the text, not a second copy of it."""
-    names = [c for c in BY_NAME["rules"].names if c not in ("lineage_id", "last_changed", "sentences")]
+    """The rules table, column by column. `compare` is not stored (the loader derives it from the
+    text: it must be derivable) and sentences are offsets into the text, not a second copy of it.
+    Most rules repeat an earlier edition's wording: offsets are found once per wording."""
     lineage = history.lineage if history else {}
     last_changed = history.last_changed if history else {}
-    rows = []
+    offsets: dict[tuple, list] = {}
+    sentences = []
     for r in rules:
         base = r.text or r.title
         if r.compare != compare_form(base):
             raise PipelineError(f"rule {r.rule_id} ({r.edition}): its comparison form is not compare_form(text): "
                                 "it would be lost in export")
-        key = rule_key(r)
-        row = {c: getattr(r, c, "") for c in names}
-        row["lineage_id"] = lineage.get(key, "")
-        row["last_changed"] = last_changed.get(key, "")
-        row["sentences"] = sentence_offsets(base, r.sentences)
-        row["citations"] = [asdict(c) for c in r.citations]
-        row["rule_flags"] = list(r.flags)  # not "flags": that would hide pandas' DataFrame.flags
-        rows.append(row)
-    return frame("rules", rows)
+        known = offsets.get((base, r.sentences))
+        if known is None:
+            known = offsets[base, r.sentences] = sentence_offsets(base, r.sentences)
+        sentences.append(known)
+    keys = [rule_key(r) for r in rules]
+    data = {c: list(map(attrgetter(c), rules)) for c in BY_NAME["rules"].names
+            if c not in ("lineage_id", "last_changed", "sentences", "citations", "rule_flags")}
+    data.update(lineage_id=[lineage.get(k, "") for k in keys], last_changed=[last_changed.get(k, "") for k in keys],
+                sentences=sentences, citations=[[asdict(c) for c in r.citations] for r in rules],
+                rule_flags=[list(r.flags) for r in rules])  # not "flags": that would hide pandas' DataFrame.flags
+    return pd.DataFrame(data, columns=BY_NAME["rules"].names)
 
 
 def sentence_offsets(base: str, sentences: tuple[str, ...]) -> list:
@@ -74,16 +79,12 @@ def sentences_of(base: str, offsets) -> tuple[str, ...]:
 
 
 def change_rows(history) -> pd.DataFrame:
-    names = BY_NAME["changes"].names
-    rows = []
-    for c in sorted(history.changes, key=_change_order):
-        row = {k: getattr(c, k) for k in names}
-        row["ops"] = [list(op) for op in c.ops]
-        row["title_ops"] = [list(op) for op in c.title_ops]
-        row["example_ops"] = [[list(op) for op in ops] for ops in c.example_ops]
-        row["substitutions"] = [list(s) for s in c.substitutions]
-        rows.append(row)
-    return frame("changes", rows)
+    changes = sorted(history.changes, key=_change_order)
+    data = {k: list(map(attrgetter(k), changes)) for k in BY_NAME["changes"].names}
+    for column in ("ops", "title_ops", "substitutions"):  # most are empty: no list built for them
+        data[column] = [[list(op) for op in ops] if ops else [] for ops in data[column]]
+    data["example_ops"] = [[[list(op) for op in ops] for ops in each] if each else [] for each in data["example_ops"]]
+    return pd.DataFrame(data, columns=BY_NAME["changes"].names)
 
 
 def _change_order(c) -> tuple:
@@ -249,13 +250,69 @@ def _agrees(tag: str, changed: str, first: str, complete: list[str]) -> str:
 
 # Compact JSON (no spaces after , and :): a tenth of the list columns' bytes; tuples encode as lists
 TO_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+EMPTY = {"array": "[]", "object": "{}"}
 
 
-def flatten(chunk: pd.DataFrame, name: str) -> pd.DataFrame:
-    """List and object fields as JSON text: the CSV's (and the database's) form of a table."""
+class Texts:
+    """Each distinct wording (text, examples and sentences, as JSON text) once, under its text_id: a
+    hash, so the same wording has the same key in every run and edition. The CSV and database rows
+    of rules and glossary name their wording by it."""
+
+    def __init__(self):
+        self.key_of: dict[tuple[str, str, str], str] = {}
+        self.wording: dict[str, tuple[str, str, str]] = {}
+        self.definition: dict[tuple[str, str], str] = {}  # (text, examples) -> a key with them
+
+    def keys(self, name: str, flat: pd.DataFrame) -> list[str]:
+        """The keys of a flattened chunk's wordings (a glossary entry's: of the rule it is, whose
+        text and examples are its definition and examples)."""
+        if name == "glossary":
+            return [self.definition.get(w) or self.key((*w, "[]")) for w in zip(flat["definition"], flat["examples"])]
+        return [self.key(w) for w in zip(flat["text"], flat["examples"], flat["sentences"])]
+
+    def key(self, wording: tuple[str, str, str]) -> str:
+        key = self.key_of.get(wording)
+        if key is None:
+            key = self.key_of[wording] = hashlib.sha256(TO_JSON(wording).encode("utf-8")).hexdigest()[:16]
+            if self.wording.setdefault(key, wording) != wording:
+                raise PipelineError(f"two wordings share the text_id {key}: {wording[0][:60]!r}, "
+                                    f"{self.wording[key][0][:60]!r}")
+            self.definition.setdefault(wording[:2], key)
+        return key
+
+    def frame(self) -> pd.DataFrame:
+        rows = [{"text_id": k, "text": self.wording[k][0], "examples": json.loads(self.wording[k][1]),
+                 "sentences": json.loads(self.wording[k][2])} for k in sorted(self.wording)]
+        return frame("texts", rows)
+
+
+def encoded(values, empty: str) -> list[str]:
+    """Each value as compact JSON: an empty one without the encoder, and one list object shared by
+    many rows (rule_rows' sentence offsets, once per wording) encoded once. Keyed by id: the values
+    stay alive meanwhile, so no id is reused."""
+    done: dict[int, str] = {}
+    out = []
+    for v in values:
+        if not len(v):
+            out.append(empty)
+        else:
+            text = done.get(id(v))
+            if text is None:
+                text = done[id(v)] = TO_JSON(v)
+            out.append(text)
+    return out
+
+
+def flatten(chunk: pd.DataFrame, name: str, texts: Texts | None = None) -> pd.DataFrame:
+    """List and object fields as JSON text, with `texts` the wording by its key: the CSV's (and the
+    database's) form of a table."""
     flat = chunk.copy()
-    for column in (c.name for c in BY_NAME[name].columns if c.type in ("array", "object")):
-        flat[column] = [TO_JSON(v) for v in flat[column]]
+    for column in (c for c in BY_NAME[name].columns if c.type in ("array", "object")):
+        flat[column.name] = encoded(flat[column.name], EMPTY[column.type])
+    if texts is not None and name in WORDING:
+        moved = WORDING[name]
+        flat[moved[0]] = texts.keys(name, flat)
+        flat = flat.drop(columns=list(moved[1:])).rename(columns={moved[0]: "text_id"})
     return flat
 
 
@@ -263,16 +320,17 @@ CHUNK = 5000  # rows converted and written at a time: memory stays flat however 
 
 
 def write_table(data: pd.DataFrame, folder: Path, name: str, db: Database | None = None, file: str | None = None,
-                formats: tuple[str, ...] = ("csv", "parquet")) -> None:
-    """name.csv (list and object fields as JSON strings) and name.parquet (typed), streamed in
-    chunks; with `db`, the rows also go into the SQLite database."""
+                formats: tuple[str, ...] = ("csv", "parquet"), texts: Texts | None = None) -> None:
+    """name.csv (list and object fields as JSON strings; with `texts`, a text by its key) and
+    name.parquet (typed, the text in place), streamed in chunks; with `db`, the CSV's rows also go
+    into the SQLite database."""
     table = BY_NAME[name]
     assert list(data.columns) == table.names, f"{name}: columns drift from pipeline/schema.py"
     chunks = [data.iloc[i:i + CHUNK] for i in range(0, len(data), CHUNK)] or [data]
 
     def csv(f):
         for n, chunk in enumerate(chunks):
-            flat = flatten(chunk, name)
+            flat = flatten(chunk, name, texts)
             flat.to_csv(f, index=False, header=n == 0, lineterminator="\r\n")
             if db is not None:  # the database stores lists as the same JSON text
                 db.add(name, flat)

@@ -28,6 +28,7 @@ SENTENCE = pa.struct([("start", pa.int32()), ("end", pa.int32()), ("text", pa.st
 ARROW = {  # (table, column) -> Arrow type, for the nested columns that are not lists of strings
     ("rules", "citations"): pa.list_(CITATION),
     ("rules", "sentences"): pa.list_(SENTENCE),
+    ("texts", "sentences"): pa.list_(SENTENCE),
     ("changes", "ops"): pa.list_(OP),
     ("changes", "title_ops"): pa.list_(OP),
     ("changes", "example_ops"): pa.list_(pa.list_(OP)),
@@ -52,9 +53,10 @@ def _column(table: str, name: str, values, kind: pa.DataType) -> pa.Array:
         values = [[[dict(zip(OP_FIELDS, op)) for op in ops] for ops in each] for each in values]
     elif (table, name) == ("sources", "discarded_by_reason"):
         values = [list(v.items()) for v in values]
-    elif (table, name) == ("rules", "sentences"):
-        values = [[{"text": s} if isinstance(s, str) else {"start": s[0], "end": s[1]} for s in each]
-                  for each in values]
+    elif name == "sentences":  # a list shared by many rows (once per wording in rule_rows) converted once
+        done: dict[int, list] = {}
+        values = [done.get(id(each)) or done.setdefault(id(each), [
+            {"text": s} if isinstance(s, str) else {"start": s[0], "end": s[1]} for s in each]) for each in values]
     if kind == pa.date32():  # ISO text -> date; "" -> null
         text = pa.array(values, pa.string())
         return pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text).cast(pa.date32())
@@ -70,7 +72,7 @@ def python(table: str, name: str, values: list) -> list:
         return [[[list(op.values()) for op in ops] for ops in each] for each in values]
     if (table, name) == ("sources", "discarded_by_reason"):
         return [dict(v) for v in values]
-    if (table, name) == ("rules", "sentences"):
+    if name == "sentences":
         return [[s["text"] if s["text"] is not None else [s["start"], s["end"]] for s in each] for each in values]
     return values
 
@@ -78,7 +80,14 @@ def python(table: str, name: str, values: list) -> list:
 def arrow_table(name: str, chunk) -> pa.Table:
     """One chunk of a table's frame (the schema's columns, in order) as an Arrow table."""
     schema = arrow_schema(BY_NAME[name])
-    return pa.Table.from_arrays([_column(name, f.name, list(chunk[f.name]), f.type) for f in schema], schema=schema)
+    return pa.Table.from_arrays([_column(name, f.name, chunk[f.name].tolist(), f.type) for f in schema], schema=schema)
+
+
+# Rows per row group, and the dictionary page's size: a text repeated through many editions is then
+# stored once per group (rules.parquet of 110 simulated editions: 19.9 MB in groups of 5,000 rows,
+# 4.0 MB in one group with an 8 MB dictionary).
+ROW_GROUP = 200_000
+DICTIONARY_BYTES = 8 << 20
 
 
 def write(folder: Path, name: str, chunks, file: str | None = None) -> None:
@@ -90,9 +99,16 @@ def write(folder: Path, name: str, chunks, file: str | None = None) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
         os.close(fd)
         try:
-            with pq.ParquetWriter(tmp, arrow_schema(BY_NAME[name]), compression="zstd") as writer:
+            with pq.ParquetWriter(tmp, arrow_schema(BY_NAME[name]), compression="zstd",
+                                  dictionary_pagesize_limit=DICTIONARY_BYTES) as writer:
+                group: list[pa.Table] = []
                 for chunk in chunks:
-                    writer.write_table(arrow_table(name, chunk))
+                    group.append(arrow_table(name, chunk))
+                    if sum(t.num_rows for t in group) >= ROW_GROUP:
+                        writer.write_table(pa.concat_tables(group), row_group_size=ROW_GROUP)
+                        group = []
+                if group:
+                    writer.write_table(pa.concat_tables(group), row_group_size=ROW_GROUP)
             os.chmod(tmp, 0o644)
             os.replace(tmp, path)
         except BaseException:

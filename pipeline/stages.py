@@ -196,10 +196,12 @@ def _export(result: Result, history, out: Path) -> None:
     db = Database(out)
     for name, frame in (("sources", result.sources_frame), ("discards", result.discards_frame)):
         db.add(name, export.flatten(frame, name))
+    texts = export.Texts()  # the texts of rules and glossary, each once (in the CSV and the database)
+    tables["texts"] = texts.frame
     try:
         for name, build in tables.items():
             data = build()
-            export.write_table(data, out, name, db)
+            export.write_table(data, out, name, db, texts=texts)
             summaries[name] = datapackage.summarize(data)
             del data
         db.close()

@@ -89,8 +89,12 @@ def test_rules_csv_loads_with_documented_types(seeds_run):
     assert list(rules.columns[:5]) == ["edition", "source", "rule_id", "occurrence", "kind"]
     assert rules["line_start"].dtype.kind == "i" and rules["occurrence"].dtype.kind == "i"
     assert not rules.duplicated(["edition", "rule_id", "occurrence", "kind"]).any()
-    for column in ("examples", "sentences", "references", "citations", "rule_flags"):
+    for column in ("references", "citations", "rule_flags"):
         assert all(isinstance(json.loads(v), list) for v in rules[column])
+    texts = pd.read_csv(processed / "texts.csv", keep_default_na=False)
+    assert set(rules["text_id"]) == set(texts["text_id"]) and texts["text_id"].is_unique
+    for column in ("examples", "sentences"):
+        assert all(isinstance(json.loads(v), list) for v in texts[column])
     assert not list(processed.glob("*.jsonl")) and "compare" not in rules.columns
 
 

@@ -134,8 +134,9 @@ def test_archive_twins_keep_numbers_as_text_and_search_finds_the_uniqueness_rule
     (n,) = duckdb.connect().execute(f"SELECT count(*) FROM '{processed / 'rules.parquet'}' WHERE parent = '702.10'").fetchone()
     assert n == (rules["parent"] == "702.10").sum()
     con = sqlite3.connect(processed / "crdiff.sqlite")
-    hits = con.execute("SELECT r.edition, r.rule_id FROM rules_search JOIN rules AS r ON r.rowid = rules_search.rowid "
-                       "WHERE rules_search MATCH 'planeswalker uniqueness rule'").fetchall()
+    hits = con.execute("SELECT r.edition, r.rule_id FROM texts_search JOIN texts AS t ON t.rowid = texts_search.rowid "
+                       "JOIN rules AS r ON r.text_id = t.text_id "
+                       "WHERE texts_search MATCH 'planeswalker uniqueness rule'").fetchall()
     assert ("2009-07-11", "306.4") in hits
     assert con.execute("SELECT count(*) FROM rules").fetchone()[0] == len(load.rules(processed).rules)
 
@@ -145,10 +146,11 @@ def test_sentences_are_stored_as_offsets_and_compare_not_at_all(seeds_run):
     a sentence is not a piece of the text), the comparison form is not stored; the loader and the
     database's view give the sentences back."""
     result, processed = seeds_run
-    table = pd.read_csv(processed / "rules.csv", dtype=str, keep_default_na=False)
+    texts = pd.read_csv(processed / "texts.csv", dtype=str, keep_default_na=False)
+    table = pd.read_csv(processed / "rules.csv", dtype=str, keep_default_na=False).merge(texts, on="text_id")
     assert "compare" not in table.columns and "compare" not in pd.read_parquet(processed / "rules.parquet").columns
     con = sqlite3.connect(processed / "crdiff.sqlite")
-    assert "compare" not in [row[1] for row in con.execute("PRAGMA table_info(rules)")]
+    assert "compare" not in [row[1] for row in con.execute("PRAGMA table_info(rules_text)")]
     pairs = kept = 0
     for base, stored in zip(table["text"].where(table["text"] != "", table["title"]), table["sentences"]):
         for s in json.loads(stored):
@@ -187,3 +189,36 @@ def test_loader_names_a_table_of_another_version(seeds_run, tmp_path):
         load.read(tmp_path, "rules", check=False)
     pq.write_table(table, tmp_path / "rules.parquet")
     assert load.read(tmp_path, "rules", check=False).num_rows == len(table)
+
+
+def test_csv_and_database_store_each_wording_once_and_give_it_back(seeds_run):
+    """rules.csv names its wording (text, examples, sentences) by text_id; texts.csv holds each
+    once; the merge, the database's views and the Parquet twin all give the same rules back."""
+    result, processed = seeds_run
+    texts = pd.read_csv(processed / "texts.csv", dtype=str, keep_default_na=False)
+    rules = pd.read_csv(processed / "rules.csv", dtype=str, keep_default_na=False)
+    assert texts["text_id"].is_unique and len(texts) < len(rules) and "text" not in rules.columns
+    whole = rules.merge(texts, on="text_id", how="left", validate="many_to_one")
+    assert whole["text"].tolist() == [r.text for r in result.rules]
+    assert whole["examples"].map(json.loads).tolist() == [list(r.examples) for r in result.rules]
+    key = lambda r: (r.edition, r.kind, r.rule_id, r.occurrence)  # noqa: E731
+    con = sqlite3.connect(processed / "crdiff.sqlite")
+    view = {row[:4]: row[4:] for row in con.execute(
+        "SELECT edition, kind, rule_id, occurrence, text, examples, title FROM rules_text")}
+    assert view == {key(r): (r.text or None, json.dumps(list(r.examples), separators=(",", ":"), ensure_ascii=False),
+                             r.title or None) for r in result.rules}
+    glossary = pd.read_parquet(processed / "glossary.parquet")
+    rows = con.execute("SELECT edition, term, occurrence, definition FROM glossary").fetchall()
+    assert sorted(rows) == sorted(zip(glossary.edition.astype(str), glossary.term, glossary.occurrence,
+                                      glossary.definition.replace("", None)))
+    assert len(rows) == len(glossary) == sum(r.kind == "glossary" for r in result.rules)
+
+
+def test_a_wording_has_one_key_and_a_glossary_entry_shares_its_rule_s():
+    texts = export.Texts()
+    rules = pd.DataFrame({"text": ["A.", "A.", "B."], "examples": ["[]", "[]", '["x"]'],
+                          "sentences": ["[[0,2]]", "[[0,2]]", "[[0,2]]"]})
+    keys = texts.keys("rules", rules)
+    assert keys[0] == keys[1] != keys[2] and len(texts.frame()) == 2
+    assert texts.keys("glossary", pd.DataFrame({"definition": ["B."], "examples": ['["x"]']})) == keys[2:]
+    assert texts.frame().loc[1, "sentences"] == [[0, 2]] or texts.frame().loc[0, "sentences"] == [[0, 2]]
