@@ -45,6 +45,9 @@ def _marks(values) -> str:
     return ", ".join("?" * len(values))
 
 
+WITH_TEXT = "rules AS r LEFT JOIN texts AS t ON t.text_id = r.text_id"  # each wording is stored once, in texts
+
+
 def _history(db: sqlite3.Connection, processed: Path, rule_id: str, edition: str | None) -> list[dict]:
     rule_id, edition, notes = _resolve(db, rule_id, edition)
     found = _rows(db, "SELECT lineage_id FROM rules WHERE rule_id = ? AND kind <> 'commentary'"
@@ -52,8 +55,9 @@ def _history(db: sqlite3.Connection, processed: Path, rule_id: str, edition: str
     lineages = list(dict.fromkeys(r.lineage_id for r in found if r.lineage_id))
     if not lineages:
         _missing(db, rule_id, edition, processed, notes)
-    mine = _rows(db, "SELECT edition, rule_id, kind, title, source, text, line_start, line_end, lineage_id FROM rules "
-                     f"WHERE lineage_id IN ({_marks(lineages)}) ORDER BY rowid", lineages)
+    mine = _rows(db, "SELECT r.edition, r.rule_id, r.kind, r.title, r.source, t.text, r.line_start, r.line_end, "
+                     f"r.lineage_id FROM {WITH_TEXT} WHERE r.lineage_id IN ({_marks(lineages)}) ORDER BY r.rowid",
+                 lineages)
     changes = _rows(db, "SELECT lineage_id, to_edition, change, note, renumbered, new_rule_id FROM changes "
                         f"WHERE lineage_id IN ({_marks(lineages)}) ORDER BY rowid", lineages)
     numbers = sorted({r.rule_id for r in mine})
@@ -65,8 +69,8 @@ def _history(db: sqlite3.Connection, processed: Path, rule_id: str, edition: str
                       f"lineage_id IN ({_marks(lineages)}) ORDER BY rowid", lineages)
     comments = {}
     for c in cited:
-        for r in _rows(db, "SELECT text FROM rules WHERE edition = ? AND rule_id = ? AND kind = 'commentary' "
-                           "ORDER BY rowid", [c.edition, c.rule_id]):
+        for r in _rows(db, f"SELECT t.text FROM {WITH_TEXT} WHERE r.edition = ? AND r.rule_id = ? "
+                           "AND r.kind = 'commentary' ORDER BY r.rowid", [c.edition, c.rule_id]):
             comments[(c.edition, c.rule_id)] = r.text
     out = []
     for lineage in lineages:
