@@ -32,7 +32,11 @@ def strip_citations(text: str) -> str:
     """Remove citation tags ([CompRules 2007/10/01], [CR 204.1a], {{CR|204.1a}) from readable text."""
     if "[" not in text and "{" not in text:
         return collapse_spaces(text)
-    return collapse_spaces(CITATION.sub(" ", text))
+    return collapse_spaces(CITATION.sub(" ", TAG_BEFORE_PUNCTUATION.sub("", text)))
+
+
+# "spell types) {{CR|204.1a}. If": the tag goes with the space before it, "spell types). If".
+TAG_BEFORE_PUNCTUATION = re.compile(rf"\s*(?:{CITATION.pattern})(?=[.,;:!?])")
 
 
 def fold_typography(text: str) -> str:

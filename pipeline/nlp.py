@@ -185,7 +185,7 @@ def _keep_whole(doc: Doc, span) -> None:
     it ends the sentence before it, and what follows a tag after a finished sentence starts the next."""
     for token in span[1:] if span.start == 0 else span:
         token.is_sent_start = False
-    if span.end < len(doc) and doc.text[:span.start_char].rstrip()[-1:] in ".!?:;\"”')":
+    if span.end < len(doc) and doc.text[:span.start_char].rstrip().rstrip("\"”')]")[-1:] in (".", "!", "?", ":", ";"):
         doc[span.end].is_sent_start = True
 
 

@@ -143,6 +143,8 @@ def test_a_citation_tag_is_never_cut_between_sentences():
     "CompRules 2007/10/01]": the tag belongs to the sentence it ends, and the next one starts after it."""
     (rule,), _ = records(["212.9c Text. See Rule 420.5. [CompRules 2007/10/01] Next one. [D'Angelo 2007/10/20]"])
     assert rule.sentences == ("Text.", "See Rule 420.5.", "Next one.")
+    (rule,), _ = records(["204.1a Or spell types) {{CR|204.1a}. If it is removed (see rule 205.1) [CR 205.1] too."])
+    assert rule.sentences == ("Or spell types).", "If it is removed (see rule 205.1) too.")  # a tag mid-sentence
 
 
 def test_seeds_sentences_hold_no_piece_of_a_tag(seeds_run):
