@@ -38,7 +38,7 @@ def change_anchor(old: str, new: str) -> str:
     return re.sub(r"\s+", "_", f"c-{old}-{new}")
 
 
-@lru_cache(maxsize=1 << 16)  # most texts repeat from edition to edition: each is escaped once
+@lru_cache(maxsize=1 << 14)  # most texts repeat from edition to edition: each is escaped once
 def plain(text: str) -> Markup:
     """Escaped text with `_italics_` shown as italics."""
     out, last = [], 0
@@ -69,7 +69,7 @@ def linked(text: str, ids: set[str], href=_href, counts: list[int] | None = None
     return _linked(text, links, href)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _targets(text: str) -> tuple[str, ...]:
     """The rule each reference of `text` points to, in order (a range: its first rule)."""
     return tuple(target_of(number) for _start, _end, number in _pieces(text))
@@ -85,7 +85,7 @@ def _pieces(text: str) -> Iterator[tuple[int, int, str]]:
             yield from ((base + n.start(), base + n.end(), n[0]) for n in NUMBER_ONLY.finditer(m[0]))
 
 
-@lru_cache(maxsize=1 << 16)  # by text and the numbers it can link: ~92% of an archive's rows repeat one
+@lru_cache(maxsize=1 << 14)  # by text and the numbers it can link: ~92% of an archive's rows repeat one
 def _linked(text: str, links: frozenset[str], href) -> Markup:
     out, last = [], 0
     for start, end, number in _pieces(text):
