@@ -23,6 +23,7 @@ from pipeline.store import write_atomic
 STAGING = ".staging"
 LISTING = "run.json"
 COMMITTED = "COMMITTED"
+KEPT = "kept.json"  # in a staging folder: published files this run would write byte for byte, left in place
 LOCK = ".lock"
 RUN_STAMP = ".cache/run.json"  # written by stages.run_all: the fingerprint of a finished run, its files' stamps
 PAGE_FOLDERS = ("pairs", "lineage", "sources")  # report pages a run owns wholly: unlisted ones are stale
@@ -78,8 +79,11 @@ def commit(folder: Path, run_id: str, stage: str | None = None) -> None:
     (`stage` None) replaces every file; one stage replaces its own files and drops those of the
     stages after it (they were made from what it replaces), keeping the earlier stages' files."""
     staging = folder / STAGING
-    files = sorted(p for p in staging.rglob("*") if p.is_file() and p.name != LISTING)
+    files = sorted(p for p in staging.rglob("*") if p.is_file() and p.name != LISTING and p != staging / KEPT)
     new = {p.relative_to(staging).as_posix(): _digest(p) for p in files}
+    if (staging / KEPT).exists():  # listed, not moved: apply finds them already in place
+        new.update({name: digest for name, digest in json.loads((staging / KEPT).read_text(encoding="utf-8")).items()
+                    if name not in new})
     stages = {name: stage or stage_of(name) for name in new}
     if stage is not None:
         old, old_stages = listing(folder) or {}, _stages(folder)
@@ -114,6 +118,20 @@ def apply(folder: Path) -> None:
                 page.unlink()
     os.replace(stage / LISTING, folder / LISTING)  # last: from here the folder is the new run
     shutil.rmtree(stage, ignore_errors=True)
+
+
+def keep(staging: Path, kept: dict[str, list]) -> None:
+    """Record in a staging folder the published files the run leaves as they are ({name: [bytes,
+    sha256]}, what it would have written): commit lists them without rewriting them."""
+    write_atomic(staging / KEPT, json.dumps(kept, sort_keys=True) + "\n")
+
+
+def same(path: Path, data: bytes) -> bool:
+    """`path` holds exactly `data`."""
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
 
 
 def recover(folder: Path) -> None:

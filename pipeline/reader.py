@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 from markupsafe import Markup, escape
 
@@ -37,6 +38,7 @@ def change_anchor(old: str, new: str) -> str:
     return re.sub(r"\s+", "_", f"c-{old}-{new}")
 
 
+@lru_cache(maxsize=1 << 14)  # most texts repeat from edition to edition: each is escaped once
 def plain(text: str) -> Markup:
     """Escaped text with `_italics_` shown as italics."""
     out, last = [], 0
@@ -52,34 +54,48 @@ def target_of(number: str) -> str:
     return re.split(r"[-–]", number)[0]
 
 
-def linked(text: str, ids: set[str], href=lambda n: f"#{n}", counts: list[int] | None = None) -> Markup:
+def _href(number: str) -> str:
+    return f"#{number}"
+
+
+def linked(text: str, ids: set[str], href=_href, counts: list[int] | None = None) -> Markup:
     """`text` escaped, with every reference to a rule in `ids` a link. `counts` (if given) gets
     [references seen, references linked] added to it."""
-    out, last = [], 0
-    seen = done = 0
+    targets = _targets(text)
+    links = frozenset(t for t in targets if t in ids)
+    if counts is not None:
+        counts[0] += len(targets)
+        counts[1] += sum(t in links for t in targets)
+    return _linked(text, links, href)
+
+
+@lru_cache(maxsize=1 << 14)
+def _targets(text: str) -> tuple[str, ...]:
+    """The rule each reference of `text` points to, in order (a range: its first rule)."""
+    return tuple(target_of(number) for _start, _end, number in _pieces(text))
+
+
+def _pieces(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, number) of each reference in `text`: a list gives one per number."""
     for m in REFERENCE.finditer(text):
-        out.append(plain(text[last:m.start()]))
         if m["section"]:
-            pieces = [(m.start("section"), m.end("section"), m["section"])]
+            yield m.start("section"), m.end("section"), m["section"]
         else:
             base = m.start("list") if m["list"] else m.start("dotted")
-            pieces = [(base + n.start(), base + n.end(), n[0]) for n in NUMBER_ONLY.finditer(m[0])]
-        pos = m.start()
-        for start, end, number in pieces:
-            out.append(escape(text[pos:start]))
-            seen += 1
-            if target_of(number) in ids:
-                done += 1
-                out += [Markup('<a href="%s">') % href(target_of(number)), escape(number), Markup("</a>")]
-            else:
-                out.append(escape(number))
-            pos = end
-        out.append(escape(text[pos:m.end()]))
-        last = m.end()
+            yield from ((base + n.start(), base + n.end(), n[0]) for n in NUMBER_ONLY.finditer(m[0]))
+
+
+@lru_cache(maxsize=1 << 14)  # by text and the numbers it can link: ~92% of an archive's rows repeat one
+def _linked(text: str, links: frozenset[str], href) -> Markup:
+    out, last = [], 0
+    for start, end, number in _pieces(text):
+        out += [plain(text[last:start])]
+        if target_of(number) in links:
+            out += [Markup('<a href="%s">') % href(target_of(number)), escape(number), Markup("</a>")]
+        else:
+            out.append(escape(number))
+        last = end
     out.append(plain(text[last:]))
-    if counts is not None:
-        counts[0] += seen
-        counts[1] += done
     return Markup("").join(out)
 
 

@@ -11,10 +11,12 @@ import json
 import os
 import re
 from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from pipeline.clean import LINE_BREAK
 from pipeline.diff import word_ops
@@ -48,6 +50,7 @@ def environment() -> Environment:
     return env
 
 
+@lru_cache(maxsize=1 << 16)
 def lineage_file(lineage_id: str) -> str:
     """2003-10-01:212.1b -> 2003-10-01_212.1b.html; awkward ids (glossary terms) get a hash."""
     safe = lineage_id.replace(":", "_").replace("#", "~")
@@ -65,13 +68,16 @@ RULE_COLUMNS = ["edition", "source", "rule_id", "kind", "lineage_id", "title", "
                 "rule_flags", "line_start", "line_end"]  # what the pages show of the rules table
 
 
-def _read(processed: Path, name: str, check: bool = False) -> pd.DataFrame:
-    """A table as the typed loader gives it (booleans, lists, numbers as they were exported); the
-    caller has checked the run (verify), or holds its staging folder."""
+def _rows(processed: Path, name: str, only: list[str] | None = None) -> list[dict]:
+    """A table's rows as the typed loader gives them (booleans, lists, numbers as they were
+    exported); the caller has checked the run (verify), or holds its staging folder."""
     if not (processed / f"{name}.parquet").exists():
         raise PipelineError(f"{name}.parquet is missing: run `python -m pipeline run` first", path=processed)
-    rows = load.rows(processed, name, only=RULE_COLUMNS if name == "rules" else None, check=check)
-    return pd.DataFrame(rows, columns=RULE_COLUMNS if name == "rules" else BY_NAME[name].names, dtype=object)
+    return load.rows(processed, name, only=only, check=False)
+
+
+def _read(processed: Path, name: str) -> pd.DataFrame:
+    return pd.DataFrame(_rows(processed, name), columns=BY_NAME[name].names, dtype=object)
 
 
 def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, progress=None,
@@ -80,19 +86,18 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     line-by-line page per source. Without `run_id`, the tables must all be from one published run."""
     if run_id is None:
         run_id = publish.verify(processed, [f"{name}.parquet" for name in NEEDED])
-    data = {name: _read(processed, name) for name in NEEDED}
+    data = {name: _read(processed, name) for name in NEEDED if name != "rules"}
     env = environment()
     env.globals["run_id"] = run_id
     env.globals["source_pages"] = {d.source.source_id for d in docs or ()}  # link only to pages written
     written: list[Path] = []
+    put = _writer(reports, written)
 
     def page(name: str, template: str, **context) -> None:
         depth = name.count("/")
-        html = env.get_template(template).render(root="../" * depth, **context)
-        write_if_changed(reports / name, html)
-        written.append(reports / name)
+        put(name, env.get_template(template).render(root="../" * depth, **context))
 
-    rules = data.pop("rules").to_dict(orient="records")  # one conversion, then the frame is freed
+    rules = _rows(processed, "rules", only=RULE_COLUMNS)
     editions = _editions(data["editions"])
     names = _source_names(data["sources"])
     steps = _steps(data["changes"], data["renumberings"])
@@ -115,7 +120,7 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     for lineage in (progress or iter)(lineages):  # one at a time: bounded memory
         page(lineage_file(lineage["id"]), "lineage.html", lineage=lineage)
         index.append(_index_entry(lineage))
-    _reader_pages(page, rules, editions, reports)
+    _reader_pages(page, put, rules, editions, env)
     del rules
     sources = _sources(data["sources"], data["discards"])
     texts = {d.source.source_id: d for d in docs or ()}
@@ -128,26 +133,62 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
         page(f"sources/{source_id}.html", "source.html", source_id=source_id, lines=lines, url=doc.source.url,
              names=names.get(source_id, {}))
     page("terminology.html", "terminology.html", **_terminology(data["terminology"]))
-    write_if_changed(reports / "search-index.js", "window.CR_INDEX = " + json.dumps(
-        index, ensure_ascii=False, separators=(",", ":")) + ";\n")
+    put("search-index.js", "window.CR_INDEX = " + json.dumps(index, ensure_ascii=False, separators=(",", ":")) + ";\n")
     for name in STATIC:
-        write_if_changed(reports / name, (Path(__file__).parent / "templates" / name).read_bytes())
+        put(name, (Path(__file__).parent / "templates" / name).read_bytes())
     _remove_stale(reports, set(written))
-    return written + [reports / "search-index.js"] + [reports / n for n in STATIC]
+    put.finish()
+    return written
 
 
-def _reader_pages(page, rules: list[dict], editions: list[dict], reports: Path) -> None:
+def _reader_pages(page, put, rules: list[dict], editions: list[dict], env: Environment) -> None:
     """An edition page per edition, and a stable address per rule number of the current edition."""
     grouped = reader.by_edition(rules)
     shown = [e for e in editions if e["edition"] in grouped]
+    entry_html = _entry_renderer(env.get_template("edition_entry.html"))
     for i, e in enumerate(shown):
+        context = reader.edition_page(e, grouped[e["edition"]], lineage_file)
+        first_glossary = next((x["id"] for x in context["entries"] if x["kind"] == "glossary"), None)
+        body = Markup("").join(entry_html(x, x["id"] == first_glossary) for x in context["entries"])
         page(f"editions/{e['edition']}.html", "edition.html", prev=shown[i - 1]["edition"] if i else "",
-             next=shown[i + 1]["edition"] if i + 1 < len(shown) else "",
-             **reader.edition_page(e, grouped[e["edition"]], lineage_file))
+             next=shown[i + 1]["edition"] if i + 1 < len(shown) else "", body=body, **context)
     for rule in reader.current_rules(grouped, editions):
         page(f"rules/{rule['number']}.html", "rule.html", rule=rule)
     complete = [e["edition"] for e in editions if e["status"] == "complete"]
-    write_if_changed(reports / "editions.js", "window.CR_EDITIONS = " + json.dumps(complete) + ";\n")
+    put("editions.js", "window.CR_EDITIONS = " + json.dumps(complete) + ";\n")
+
+
+def _writer(reports: Path, written: list[Path]):
+    """put(name, data) writes a file of the reports; into a run's staging folder, only when the
+    published one differs: an identical page is left in place (publish.keep lists it), so a run
+    that changes a few pages rewrites only those. `put.finish()` records what was kept."""
+    published = reports.parent if reports.name == publish.STAGING else None
+    kept: dict[str, list] = {}
+
+    def put(name: str, data: str | bytes) -> None:
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        if published is not None and publish.same(published / name, raw):
+            kept[name] = [len(raw), hashlib.sha256(raw).hexdigest()]
+        else:
+            write_if_changed(reports / name, raw)
+        written.append(reports / name)
+
+    put.finish = lambda: publish.keep(reports, kept) if kept else None
+    return put
+
+
+def _entry_renderer(template):
+    """An edition page's entry as HTML, rendered once per distinct entry: most rules read the same,
+    with the same links, in edition after edition."""
+    done: dict[tuple, Markup] = {}
+
+    def entry_html(entry: dict, first_glossary: bool) -> Markup:
+        key = (first_glossary, entry["id"], entry["number"], entry["kind"], entry["title"], entry["html"],
+               entry["history"], tuple((x["id"], x["html"]) for x in entry["examples"]))
+        if key not in done:
+            done[key] = Markup(template.render(e=entry, first_glossary=first_glossary, root="../"))
+        return done[key]
+    return entry_html
 
 
 def _datasets(processed: Path, reports: Path) -> list[dict]:
@@ -303,8 +344,10 @@ def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame,
         for r in sorted(groups[lineage], key=lambda r: r["edition"]):
             step = by_step.get((lineage, r["edition"]))
             change = step["change"] if step else ("first" if previous is None else "unchanged")
-            parts = redline.parts(previous, r, step or {}, segments) if previous is not None and step else \
-                redline.parts(r, r, {}, segments)
+            if previous is None:
+                parts = redline.parts(r, r, {}, segments)
+            else:  # an unchanged version is one line of a run, without its text (_collapse)
+                parts = redline.parts(previous, r, step, segments) if step else []
             versions.append({**r, "change": change, "note": step["note"] if step else "", "renumbered": bool(step) and bool(step["renumbered"]),
                              "parts": parts, "from_edition": previous["edition"] if previous is not None else "",
                              "from_rule_id": previous["rule_id"] if previous is not None else "",

@@ -169,17 +169,36 @@ def test_nothing_changed_checks_the_outputs(tmp_path, damage):
     assert "nothing changed" in again.output
 
 
-def test_every_page_carries_the_run_id_of_its_tables(tmp_path):
+def test_the_index_and_the_listing_carry_the_run_id_of_the_tables(tmp_path):
     assert run(tmp_path).exit_code == 0
     rid = publish.run_id(tmp_path / "p")
     assert rid == publish.run_id(tmp_path / "r") and len(rid) == 16
+    assert f'<meta name="crdiff-run" content="{rid}">' in (tmp_path / "r/index.html").read_text(encoding="utf-8")
     pages = list((tmp_path / "r").rglob("*.html"))
     assert len(pages) > 10
-    for page in pages:
-        assert f'<meta name="crdiff-run" content="{rid}">' in page.read_text(encoding="utf-8"), page
+    assert all("crdiff-run" not in p.read_text(encoding="utf-8") for p in pages if p.name != "index.html")
     listed = json.loads((tmp_path / "r/run.json").read_text())["files"]
     assert set(listed) == {p.relative_to(tmp_path / "r").as_posix() for p in (tmp_path / "r").rglob("*")
                            if p.is_file() and not p.name.startswith(".") and p.name != "run.json"}
+    assert publish.verify(tmp_path / "r", sorted(listed)) == rid
+
+
+def test_a_run_rewrites_only_the_pages_that_changed(tmp_path):
+    assert run(tmp_path).exit_code == 0
+    before = {p: (p.stat().st_ino, p.read_bytes()) for p in (tmp_path / "r").rglob("*.html")}
+    (tmp_path / "r/app.js").write_text("edited by hand")  # differs from what the run writes: written again
+    assert invoke("run", "--raw", edited_raw(tmp_path), "--processed", tmp_path / "p", "--reports", tmp_path / "r",
+                  "-q").exit_code == 0
+    now = {p: p.stat().st_ino for p in before if p.exists()}
+    kept = [p for p in now if now[p] == before[p][0]]
+    rewritten = [p for p in now if now[p] != before[p][0]]
+    assert len(kept) > 10 and tmp_path / "r/index.html" in rewritten
+    assert all(p.read_bytes() != before[p][1] for p in rewritten)
+    assert (tmp_path / "r/app.js").read_bytes() == (ROOT / "pipeline/templates/app.js").read_bytes()
+    listed = json.loads((tmp_path / "r/run.json").read_text())["files"]
+    assert all(p.relative_to(tmp_path / "r").as_posix() in listed for p in kept)
+    assert publish.verify(tmp_path / "r", sorted(listed)) == publish.run_id(tmp_path / "p")
+    assert not (tmp_path / "r" / publish.STAGING).exists()
 
 
 def test_a_stale_page_of_an_earlier_run_is_removed(tmp_path):

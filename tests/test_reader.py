@@ -51,3 +51,12 @@ def test_edition_page_orders_parts_before_their_chapters_and_anchors_everything(
     assert [e["id"] for e in page["toc"]] == ["1", "100", "2", "200"]
     assert page["entries"][2]["examples"][0]["id"] == "100.1-ex1"
     assert page["references"] == {"seen": 2, "linked": 2}
+
+
+def test_a_text_seen_again_links_only_what_its_edition_has():
+    text = "See rules 113 and 114, and rule 402.9."
+    for ids, links in [(IDS, ["113", "114", "402.9"]), ({"114"}, ["114"]), (set(), []), (IDS, ["113", "114", "402.9"])]:
+        counts = [0, 0]
+        html = str(reader.linked(text, ids, counts=counts))
+        assert __import__("re").findall(r'<a href="#([^"]+)">', html) == links
+        assert counts == [3, len(links)]
