@@ -33,7 +33,7 @@ CLASSES = ("unchanged", "cosmetic", "reference", "modified", "renamed", "added",
 HIDDEN_BY_DEFAULT = ("unchanged", "cosmetic", "reference", "not_covered")
 STATIC = ("style.css", "app.js")
 DATASETS = ("rules", "changes", "lineages", "editions", "glossary", "references", "citations", "terminology",
-            "renumberings", "sources", "discards")
+            "renumberings", "sources", "discards", "texts")
 TOP_TERMS = 8
 HASHED = re.compile(r"(?:\d+_)?[0-9a-f]{12,}")  # a file named by its content hash says nothing to a reader
 
@@ -196,7 +196,7 @@ def _datasets(processed: Path, reports: Path) -> list[dict]:
     folders while a run writes them: the links are to where they will be)."""
     final = lambda p: p.parent if p.name == publish.STAGING else p  # noqa: E731
     base = Path(os.path.relpath(final(processed).resolve(), final(reports).resolve())).as_posix()
-    names = ["datapackage.json", "README.md", "crdiff.sqlite"] + [f"{n}.{ext}" for ext in ("csv", "parquet", "jsonl")
+    names = ["datapackage.json", "README.md", "crdiff.sqlite"] + [f"{n}.{ext}" for ext in ("csv", "parquet")
                                                                    for n in DATASETS]
     return [{"name": n, "href": f"{base}/{n}"} for n in names if (processed / n).exists()]
 
