@@ -159,7 +159,8 @@ def _aligned(old, new, force, forbid, cache, digests=None):
             return stored
     matches = align(old, new, force, forbid)
     paired = [m for m in matches if m.old is not None and m.new is not None]
-    rows = [list(_change_values(change_between(old[m.old], new[m.new], "", m))) for m in paired]
+    rows = [_unchanged(old[m.old], new[m.new], m) if _same_words(old[m.old], new[m.new])
+            else list(_change_values(change_between(old[m.old], new[m.new], "", m))) for m in paired]
     if cache is not None:  # a rule that came through unchanged (most) is stored as null, not spelled out
         cache.put(key, [[_match_values(m) for m in matches],
                         [None if row == _unchanged(old[m.old], new[m.new], m) else row for m, row in zip(paired, rows)]])
@@ -222,6 +223,12 @@ def _unchanged(a: Rule, b: Rule, m: Match) -> list:
     """The row change_between gives two records of the same words (checked before one is stored as null)."""
     return [a.edition, b.edition, "", a.rule_id, b.rule_id, b.kind, "unchanged", a.rule_id != b.rule_id, 100.0,
             m.review, m.method, m.score, (), (), ((),) * len(b.examples), (), ""]
+
+
+def _same_words(a: Rule, b: Rule) -> bool:
+    """Two records whose diff is `_unchanged` without working it out (most pairs of a step)."""
+    return a.text == b.text and a.title == b.title and a.examples == b.examples and a.compare == b.compare and \
+        (a.kind != "glossary" or a.rule_id == b.rule_id)
 
 
 def _decode_row(row: list) -> list:

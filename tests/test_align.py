@@ -247,3 +247,18 @@ def test_a_pair_is_keyed_by_what_alignment_reads():
     for change in ({"edition": "1999-01-01"}, {"flags": ("partial",)}, {"text": "x"}, {"examples": ("e",)}):
         assert digests.of([replace(rules[0], **change)] + rules[1:3]) != base
     assert digests.of([replace(rules[0], line_start=99, source="elsewhere")] + rules[1:3]) == base
+
+
+def test_the_unchanged_shortcut_is_what_the_diff_gives():
+    from pipeline.diff import change_between
+    from pipeline.lineage import _change_values, _same_words, _unchanged
+    from pipeline.records import Match
+    rules, _ = _three_editions()
+    rules += [rule(e, name, "A term, defined.", kind="glossary") for e in ("2000-01-01", "2001-01-01")
+              for name in ("Tribal", "Kindred")]
+    assert not _same_words(rules[-4], rules[-1])  # a renamed term is noted, not unchanged
+    for a in rules:
+        for b in rules:
+            if a.edition < b.edition and _same_words(a, b):
+                m = Match(0, 0, 97.5, "moved", True)
+                assert _unchanged(a, b, m) == list(_change_values(change_between(a, b, "", m)))
