@@ -102,7 +102,7 @@ def compare(a: list[Rule], b: list[Rule], cache_file: Path | None = None) -> lis
             continue
         if m.old is not None and m.new is not None:
             kind = {"merge": "merged", "split": "split"}.get(m.method)
-            change = diffs[(m.old, m.new, m.method)]
+            change = RuleChange(*diffs[(m.old, m.new, m.method)])
             out.append(replace(change, change=kind) if kind else change)
         elif m.old is not None:
             out.append(RuleChange(ea, eb, "", a[m.old].rule_id, "", a[m.old].kind, "removed", False, 0.0, False,

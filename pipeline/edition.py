@@ -16,7 +16,13 @@ FORMAT_ORDER = {"docx": 0, "rtf": 1, "official": 2, "pdf": 3}
 def merge(rules: list[Rule], docs: list[CleanDoc]) -> list[Rule]:
     """One record per (edition, kind, number, occurrence); sources listed; differences flagged."""
     complete = {d.source.source_id for d in docs if d.complete}
-    rank = {d.source.source_id: cleanliness(d) for d in docs}
+    by_id = {d.source.source_id: d for d in docs}
+    ranks: dict[str, tuple] = {}  # worked out only for sources that share a record with another
+
+    def rank(source: str) -> tuple:
+        if source not in ranks:
+            ranks[source] = cleanliness(by_id[source]) if source in by_id else ()
+        return ranks[source]
     groups: dict[tuple, list[Rule]] = {}
     for r in rules:  # a glossary term is the same term in curly or straight quotes
         term = compare_form(r.rule_id) if r.kind == "glossary" else r.rule_id
@@ -27,7 +33,7 @@ def merge(rules: list[Rule], docs: list[CleanDoc]) -> list[Rule]:
             merged.append(group[0])
             continue
         group.sort(key=lambda r: (r.source not in complete, "partial" in r.flags, "truncated" in r.flags,
-                                  rank.get(r.source, ()), r.source))
+                                  rank(r.source), r.source))
         primary = group[0]
         flags = [f for f in primary.flags]
         variants = []

@@ -6,19 +6,21 @@ not "removed" by it.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 
-from rapidfuzz import fuzz
+import numpy as np
+from rapidfuzz import fuzz, process
 
 from pipeline.align import align, score_form
 from pipeline.diff import change_between
 from pipeline.edition import Edition
 from pipeline.overrides import Overrides
 from pipeline.patterns import SUBRULE_LETTERS as L
-from pipeline.cache import Damaged, tuples
+from pipeline.cache import Damaged
 from pipeline.records import Match, Rule, RuleChange, rule_key
 
 PRIMARY = ("same", "moved", "fuzzy", "override", "traced", "renamed")
@@ -50,6 +52,7 @@ def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Override
             by_edition.setdefault(r.edition, []).append(r)
     complete = {e.edition: e.complete for e in eds}
     truncated = {e.edition for e in eds if e.truncated}
+    digests = Digests()  # every record's content digested once, for the keys of all the pairs it is in
     known: list[tuple[str, Rule]] = []  # (lineage, latest record), in document order
     last_changed: dict[str, str] = {}
     previous = None
@@ -68,21 +71,21 @@ def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Override
             last_complete = edition if complete.get(edition) else None
             continue
         known = _step(history, known, records, edition, previous, last_complete, complete, last_changed,
-                      overrides, cache, edition in truncated)
+                      overrides, cache, edition in truncated, digests)
         previous = edition
         last_complete = edition if complete.get(edition) else last_complete
     return history
 
 
 def _step(history, known, records, edition, previous, last_complete, complete, last_changed, overrides, cache,
-          truncated=False):
+          truncated=False, digests=None):
     """Align what is known with the next edition; record a change row for every rule."""
     old = [r for _, r in known]
     force, forbid = overrides.for_pair(previous, edition)
     if last_complete and last_complete != previous:
         extra_force, extra_forbid = overrides.for_pair(last_complete, edition)
         force, forbid = force | extra_force, forbid | extra_forbid
-    matches, diffs = _aligned(old, records, force, forbid, cache)
+    matches, diffs = _aligned(old, records, force, forbid, cache, digests)
     lineage_of_new: dict[int, str] = {}
     rows: list[RuleChange] = []
     ended, continued = set(), set()
@@ -91,7 +94,7 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
             lineage = known[m.old][0]
             lineage_of_new[m.new] = lineage
             continued.add(m.old)
-            change = replace(diffs[(m.old, m.new, m.method)], lineage_id=lineage)
+            change = _change(diffs[(m.old, m.new, m.method)], lineage)
             if change.change == "modified":
                 last_changed[lineage] = edition
             rows.append(change)
@@ -100,7 +103,7 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
     for m in matches:
         if m.method == "merge" and m.old not in continued:
             ended.add(m.old)
-            rows.append(replace(diffs[(m.old, m.new, m.method)], lineage_id=known[m.old][0], change="merged"))
+            rows.append(_change(diffs[(m.old, m.new, m.method)], known[m.old][0], "merged"))
         elif m.method == "split" and m.new not in lineage_of_new:
             pieces.setdefault(m.new, []).append(m)
             if m.old not in continued:
@@ -112,7 +115,7 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
         lineage_of_new[j] = lineage
         last_changed[lineage] = edition
         for m in pieces.get(j, ()):  # a split records every rule the piece came from
-            rows.append(replace(diffs[(m.old, m.new, m.method)], lineage_id=lineage, change="split"))
+            rows.append(_change(diffs[(m.old, m.new, m.method)], lineage, "split"))
         if j not in pieces:
             # New since the last complete edition; with none before, only first seen in this source.
             model = models.get(j)
@@ -121,8 +124,9 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
                                    "added" if last_complete else "first_seen", False, 0.0, False, "unmatched",
                                    note=note))
     for j, r in enumerate(records):
-        history.lineage[rule_key(r)] = lineage_of_new[j]
-        history.last_changed[rule_key(r)] = last_changed[lineage_of_new[j]]
+        key = rule_key(r)
+        history.lineage[key] = lineage_of_new[j]
+        history.last_changed[key] = last_changed[lineage_of_new[j]]
     if complete.get(edition, False):
         for i, r in enumerate(old):
             if i not in continued and i not in ended:
@@ -140,44 +144,115 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
     return new_known
 
 
-def _aligned(old, new, force, forbid, cache):
-    """The pair's matches and the diff of every matched pair, from `cache` (a pipeline.cache.Cache,
-    keyed by the pair's content and the code of this module and what it imports) when it holds them."""
+def _aligned(old, new, force, forbid, cache, digests=None):
+    """The pair's matches and {(old, new, method): the field values of that pair's RuleChange, lineage not
+    set}, from `cache` (a pipeline.cache.Cache, keyed by the pair's content and the code of this module and
+    what it imports) when it holds them. The content is each side's digest (`digests`, a Digests shared
+    by all the pairs of a walk)."""
     key = None
     if cache is not None:
-        key = cache.key(json.dumps([[_content(r) for r in old], [_content(r) for r in new], sorted(force),
-                                    sorted(forbid)], ensure_ascii=False))
-        stored = cache.get(key, lambda v: _decode_pair(v, len(old), len(new)))
+        digests = digests or Digests()
+        key = cache.key(json.dumps([digests.of(old), digests.of(new), sorted(force), sorted(forbid)],
+                                   ensure_ascii=False))
+        stored = cache.get(key, lambda v: _decode_pair(v, old, new))
         if stored is not None:
             return stored
     matches = align(old, new, force, forbid)
-    diffs = {(m.old, m.new, m.method): change_between(old[m.old], new[m.new], "", m)
-             for m in matches if m.old is not None and m.new is not None}
-    if cache is not None:
-        cache.put(key, [[_row(m) for m in matches], [_row(c) for c in diffs.values()]])
-    return matches, diffs
+    paired = [m for m in matches if m.old is not None and m.new is not None]
+    rows = [_unchanged(old[m.old], new[m.new], m) if _same_words(old[m.old], new[m.new])
+            else list(_change_values(change_between(old[m.old], new[m.new], "", m))) for m in paired]
+    if cache is not None:  # a rule that came through unchanged (most) is stored as null, not spelled out
+        cache.put(key, [[_match_values(m) for m in matches],
+                        [None if row == _unchanged(old[m.old], new[m.new], m) else row for m, row in zip(paired, rows)]])
+    return matches, {(m.old, m.new, m.method): row for m, row in zip(paired, rows)}
 
 
-def _row(record) -> list:
-    """A record's fields, as astuple gives them for JSON, without astuple's deep copy of every nested tuple
-    (that copy was a third of the cost of caching a pair)."""
-    return [getattr(record, f.name) for f in fields(record)]
+class Digests:
+    """Content digests of record lists, for the pairs cache's keys. A pair used to be keyed by the JSON of
+    every record of both editions, for every pair (most of the align stage when only one pair is new);
+    now each distinct content is serialised and hashed once, and each record's digest is kept (by
+    identity: the records are held here, so an id is never reused) for every pair it takes part in."""
 
+    def __init__(self):
+        self.by_content: dict[tuple, bytes] = {}
+        self.by_record: dict[int, tuple[Rule, bytes]] = {}
 
-def _decode_pair(value, n_old: int, n_new: int):
-    """A cached pair back into records; indexes outside the pair mean a damaged entry."""
-    matches = [Match(*m) for m in tuples(value[0])]
-    changes = [RuleChange(*c) for c in tuples(value[1])]
-    if any(not (m.old is None or 0 <= m.old < n_old) or not (m.new is None or 0 <= m.new < n_new) for m in matches):
-        raise Damaged("match index outside the pair")
-    pairs = [(m.old, m.new, m.method) for m in matches if m.old is not None and m.new is not None]
-    if len(pairs) != len(changes):
-        raise Damaged("matches and diffs disagree")
-    return matches, dict(zip(pairs, changes))
+    def of(self, records: list[Rule]) -> str:
+        digest = hashlib.sha256()
+        for r in records:
+            known = self.by_record.get(id(r))
+            if known is None:
+                known = self.by_record[id(r)] = (r, self._record(r))
+            digest.update(known[1])
+        return digest.hexdigest()
+
+    def _record(self, r: Rule) -> bytes:
+        content = _content(r)
+        found = self.by_content.get(content)
+        if found is None:
+            text = json.dumps(content, ensure_ascii=False).encode("utf-8", "surrogatepass")
+            found = self.by_content[content] = hashlib.sha256(text).digest()
+        # the edition apart: the same rule in the next edition is a different record, with the same content
+        return r.edition.encode("utf-8", "surrogatepass") + b"\0" + found
 
 
 def _content(r: Rule) -> tuple:
-    return (r.edition, r.kind, r.rule_id, r.occurrence, r.parent, r.title, r.text, r.compare, r.examples, r.sentences)
+    """What alignment and diffs read of a record, but its edition."""
+    return (r.kind, r.rule_id, r.occurrence, r.parent, r.title, r.text, r.compare, r.examples, r.sentences, r.flags)
+
+
+CHANGE_FIELDS = tuple(f.name for f in fields(RuleChange))
+_change_values = attrgetter(*CHANGE_FIELDS)  # a record's fields, without astuple's deep copy
+_match_values = attrgetter(*(f.name for f in fields(Match)))
+_LINEAGE, _CHANGE = CHANGE_FIELDS.index("lineage_id"), CHANGE_FIELDS.index("change")
+# Fields that hold tuples of operations: 2 = a tuple of flat tuples, 3 = a tuple of those (per example).
+_NESTED = tuple((CHANGE_FIELDS.index(name), depth) for name, depth in
+                (("ops", 2), ("title_ops", 2), ("example_ops", 3), ("substitutions", 2)))
+
+
+def _change(row: list, lineage: str, change: str = "") -> RuleChange:
+    """The RuleChange of a pair's row, with its lineage (and change) set."""
+    values = list(row)
+    values[_LINEAGE] = lineage
+    if change:
+        values[_CHANGE] = change
+    return RuleChange(*values)
+
+
+def _unchanged(a: Rule, b: Rule, m: Match) -> list:
+    """The row change_between gives two records of the same words (checked before one is stored as null)."""
+    return [a.edition, b.edition, "", a.rule_id, b.rule_id, b.kind, "unchanged", a.rule_id != b.rule_id, 100.0,
+            m.review, m.method, m.score, (), (), ((),) * len(b.examples), (), ""]
+
+
+def _same_words(a: Rule, b: Rule) -> bool:
+    """Two records whose diff is `_unchanged` without working it out (most pairs of a step)."""
+    return a.text == b.text and a.title == b.title and a.examples == b.examples and a.compare == b.compare and \
+        (a.kind != "glossary" or a.rule_id == b.rule_id)
+
+
+def _decode_row(row: list) -> list:
+    """A cached row's operations back from JSON lists into tuples."""
+    for i, depth in _NESTED:
+        value = row[i]
+        if depth == 2:
+            row[i] = tuple(map(tuple, value))
+        else:
+            row[i] = tuple(tuple(map(tuple, ops)) for ops in value)
+    return row
+
+
+def _decode_pair(value, old: list[Rule], new: list[Rule]):
+    """A cached pair back into matches and rows; indexes outside the pair mean a damaged entry."""
+    matches = [Match(*m) for m in value[0]]
+    if any(not (m.old is None or 0 <= m.old < len(old)) or not (m.new is None or 0 <= m.new < len(new))
+           for m in matches):
+        raise Damaged("match index outside the pair")
+    paired = [m for m in matches if m.old is not None and m.new is not None]
+    if len(paired) != len(value[1]) or any(len(row) != len(CHANGE_FIELDS) for row in value[1] if row is not None):
+        raise Damaged("matches and diffs disagree")
+    return matches, {(m.old, m.new, m.method): _unchanged(old[m.old], new[m.new], m) if row is None else _decode_row(row)
+                     for m, row in zip(paired, value[1])}
 
 
 def cascades(changes: list[RuleChange], min_run: int = 3) -> list[dict]:
@@ -221,16 +296,20 @@ def cascades(changes: list[RuleChange], min_run: int = 3) -> list[dict]:
 QUOTE_MATCH = 85  # how closely commentary must quote a rule to be linked to it by its words
 
 
-def cited_lineages(rules: list[Rule], history: History) -> dict[tuple[str, str, str], tuple[str, str]]:
+def cited_lineages(rules: list[Rule], history: History, cache=None) -> dict[tuple[str, str, str], tuple[str, str]]:
     """(edition, commentary id, cited rule) -> (lineage, how). A [CR 204.1a] tag is resolved by the
     number when that edition's rules are in the run ("number"); otherwise by the words the
-    commentary quotes, against the nearest editions that are ("quoted text")."""
+    commentary quotes, against the nearest editions that are ("quoted text"); `cache` (the pairs
+    cache) keeps what a quote matched, by the quote and the candidates' content."""
     numbered = {(k[0], k[2]): v for k, v in history.lineage.items() if k[1] not in ("glossary", "commentary")}
     by_edition: dict[str, list[Rule]] = {}
     for r in rules:
         if r.kind not in ("glossary", "commentary") and r.text:
             by_edition.setdefault(r.edition, []).append(r)
     editions = sorted(by_edition)
+    forms = {}  # edition -> its rules' scoring forms, made once
+    digests = Digests()
+    quoted = {}  # commentary record -> the rule its words quote (the same for each of its tags)
     out = {}
     for r in rules:
         if r.kind != "commentary":
@@ -242,15 +321,42 @@ def cited_lineages(rules: list[Rule], history: History) -> dict[tuple[str, str, 
             if (r.edition, c.value) in numbered:
                 out[key] = (numbered[(r.edition, c.value)], "number")
                 continue
-            before = [e for e in editions if e <= r.edition][-1:]
-            after = [e for e in editions if e > r.edition][:1]
-            quote = score_form(r.compare)
-            best = (0.0, None)
-            for e in before + after:
-                for candidate in by_edition[e]:
-                    score = fuzz.partial_ratio(quote, score_form(candidate.compare), score_cutoff=QUOTE_MATCH)
-                    if score > best[0]:
-                        best = (score, candidate)
-            if best[1] is not None:
-                out[key] = (history.lineage[rule_key(best[1])], "quoted text")
+            if id(r) not in quoted:
+                quoted[id(r)] = _quoted(r, by_edition, editions, forms, cache, digests)
+            best = quoted[id(r)]
+            if best is not None:
+                out[key] = (history.lineage[rule_key(best)], "quoted text")
     return out
+
+
+def _quoted(r: Rule, by_edition: dict[str, list[Rule]], editions: list[str], forms: dict, cache=None,
+            digests=None) -> Rule | None:
+    """The rule of the nearest editions (before, then after) that `r` quotes most closely: the first
+    of the best, at QUOTE_MATCH or above."""
+    near = [e for e in editions if e <= r.edition][-1:] + [e for e in editions if e > r.edition][:1]
+    candidates = [x for e in near for x in by_edition[e]]
+    if not candidates:
+        return None
+    quote = score_form(r.compare)
+    key = None
+    if cache is not None:
+        key = cache.key(json.dumps(["quote", quote, (digests or Digests()).of(candidates)], ensure_ascii=False))
+        best = cache.get(key, lambda v: _index(v, len(candidates)))
+        if best is not None:
+            return candidates[best] if best >= 0 else None
+    for e in near:
+        if e not in forms:
+            forms[e] = [score_form(x.compare) for x in by_edition[e]]
+    scores = process.cdist([quote], [f for e in near for f in forms[e]], scorer=fuzz.partial_ratio,
+                           score_cutoff=QUOTE_MATCH, dtype=np.float64, workers=-1)[0]
+    best = int(np.argmax(scores))  # the first of the best, as a scan that keeps only a better one
+    best = best if scores[best] > 0 else -1
+    if cache is not None:
+        cache.put(key, best)
+    return candidates[best] if best >= 0 else None
+
+
+def _index(value, n: int) -> int:
+    if not isinstance(value, int) or not -1 <= value < n:
+        raise Damaged("quoted rule outside the candidates")
+    return value

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 
 from pipeline.clean import LINE_BREAK, collapse_spaces, compare_form, strip_citations
@@ -35,6 +36,7 @@ class ParagraphCache:
             self.stores.append(Cache(path, "paragraphs without " + " ".join(skip), code))
         self.skip = skip
         self.data: dict[str, Analysis] = {}
+        self.records: dict[tuple, tuple] = {}  # what segmentation made of each distinct draft (segment._body)
         self.hits = self.misses = 0
 
     @property
@@ -88,7 +90,7 @@ def _fits(a: Analysis, length: int) -> bool:
         all(isinstance(s[2], str) for s in a.starts)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Draft:
     """A record being assembled; frozen into a Rule when its paragraphs are all read."""
 
@@ -143,7 +145,7 @@ def segment(doc: CleanDoc, cache: ParagraphCache) -> list[Rule]:
                 current.pieces.append([offset, offset + cuts[0]])
             for (start, text_start, rule_id), stop in zip(starts, cuts[1:]):
                 draft = _Draft(rule_id, "", p.first_line)
-                printed = re.sub(r"[\s.\-–—]+$", "", p.text[start:text_start]).replace(" ", "")
+                printed = _printed(p.text[start:text_start])
                 if printed != rule_id:
                     draft.flags.append(f"number-repaired (printed {printed})")
                 draft.text.append((p.text[text_start:stop], a, text_start))
@@ -156,7 +158,13 @@ def segment(doc: CleanDoc, cache: ParagraphCache) -> list[Rule]:
         drafts[-1].pieces += pending_pieces
     _close_pieces(drafts, len(doc.content))
     _flag_truncated(doc, drafts)
-    return _freeze(doc, drafts)
+    return _freeze(doc, drafts, getattr(cache, "records", None))
+
+
+@lru_cache(maxsize=1 << 12)
+def _printed(number: str) -> str:
+    """A rule number as printed, without the separator after it: "212.1b. " -> "212.1b"."""
+    return re.sub(r"[\s.\-–—]+$", "", number).replace(" ", "")
 
 
 def _attach(draft: _Draft, text: str, a: Analysis | None, base: int, *, as_example: bool, cont: bool = False):
@@ -245,31 +253,40 @@ def _flag_truncated(doc: CleanDoc, drafts: list[_Draft]) -> None:
         drafts[-1].flags.append("truncated")
 
 
-def _freeze(doc: CleanDoc, drafts: list[_Draft]) -> list[Rule]:
+def _freeze(doc: CleanDoc, drafts: list[_Draft], memo: dict | None = None) -> list[Rule]:
     seen: dict[tuple[str, str], int] = {}
     rules = []
+    memo = {} if memo is None else memo
     for d in drafts:
-        body = "\n".join(collapse_spaces(strip_citations(t)) for t, _, _ in d.text if strip_citations(t))
-        kind = d.kind or kind_of(d.rule_id, body, len(d.text) > 1 or bool(d.examples))
-        title, text = d.title, body
-        if kind in ("part", "chapter", "section") and not PLACEHOLDER.match(body):
-            title, text = body, ""
-        flags = list(d.flags)
-        if PLACEHOLDER.match(body):
-            flags.append("placeholder")
-        key = (kind, d.rule_id)
-        seen[key] = seen.get(key, 0) + 1
-        rules.append(Rule(
-            edition=doc.edition or "", source=doc.source.source_id, rule_id=d.rule_id, kind=kind,
-            parent=parent_of(d.rule_id, kind), title=title, text=text, compare=compare_form(text or title),
-            examples=tuple(collapse_spaces(strip_citations(e)) for e in d.examples),
-            sentences=tuple(_sentences(d.text)), references=tuple(_references(d, kind)),
-            citations=tuple(_citations(d.text, d.raw_examples)), flags=tuple(flags),
-            line_start=d.first_line, line_end=max(d.last_line, d.first_line), occurrence=seen[key],
-            pieces=tuple((a, b) for a, b in d.pieces)))
+        # Most records recur word for word from edition to edition: what a record's paragraphs give is
+        # worked out once per distinct draft (its parts' texts, analyses and offsets).
+        key = (d.kind, d.rule_id, d.title, tuple(d.text), tuple(d.examples), tuple(d.raw_examples))
+        body = memo.get(key)
+        if body is None:
+            body = memo[key] = _body(d)
+        kind, parent, title, text, compare, examples, sentences, references, citations, placeholder = body
+        flags = (*d.flags, "placeholder") if placeholder else tuple(d.flags)
+        seen[kind, d.rule_id] = occurrence = seen.get((kind, d.rule_id), 0) + 1
+        rules.append(Rule(doc.edition or "", doc.source.source_id, d.rule_id, kind, parent, title, text, compare,
+                          examples, sentences, references, citations, flags, d.first_line,
+                          max(d.last_line, d.first_line), occurrence, pieces=tuple(map(tuple, d.pieces))))
     duplicated = {k for k, n in seen.items() if n > 1}
     return [replace(r, flags=r.flags + ("duplicate",)) if (r.kind, r.rule_id) in duplicated else r
             for r in rules]
+
+
+def _body(d: _Draft) -> tuple:
+    """What a draft's paragraphs make of its record: kind, parent, title, text, comparison form, examples,
+    sentences, references, citations, and whether it is a placeholder."""
+    body = "\n".join(collapse_spaces(strip_citations(t)) for t, _, _ in d.text if strip_citations(t))
+    kind = d.kind or kind_of(d.rule_id, body, len(d.text) > 1 or bool(d.examples))
+    title, text = d.title, body
+    placeholder = bool(PLACEHOLDER.match(body))
+    if kind in ("part", "chapter", "section") and not placeholder:
+        title, text = body, ""
+    return (kind, parent_of(d.rule_id, kind), title, text, compare_form(text or title),
+            tuple(collapse_spaces(strip_citations(e)) for e in d.examples), tuple(_sentences(d.text)),
+            tuple(_references(d, kind)), tuple(_citations(d.text, d.raw_examples)), placeholder)
 
 
 def kind_of(rule_id: str, text: str, has_more: bool) -> str:

@@ -4,12 +4,14 @@ and publishes only its own (pipeline/publish.py: a stage's commit keeps the earl
 and drops the later ones', so processed/ never mixes two runs)."""
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
 from importlib import metadata
 import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -119,6 +121,24 @@ def run_report(processed: Path, reports: Path, quiet: bool = False) -> list[Path
     return written
 
 
+@contextmanager
+def _collector_paused():
+    """The cyclic garbage collector off while a stage runs. The stages make millions of small objects
+    that live until the run ends (records, changes, rows), and the collector's full passes over them,
+    which free nothing, took half of the segment and align stages (simulated archive, everything
+    cached: segment 10.4 -> 5.3 s, align 6.3 -> 2.9 s; peak memory the same). Objects are still freed
+    when their last reference goes; the rare cycle waits for the collector's next pass."""
+    if not gc.isenabled():  # paused already (a stage inside a run): the outermost one resumes it
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+@_collector_paused()
 def _ingest(raw: Path, corpora: list[Path], quiet: bool) -> Result:
     start = time.perf_counter()
     result = Result(ingest(raw, corpora, progress=_bar(quiet, "ingest")))
@@ -126,6 +146,7 @@ def _ingest(raw: Path, corpora: list[Path], quiet: bool) -> Result:
     return result
 
 
+@_collector_paused()
 def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
     from pipeline.edition import editions, merge
     from pipeline.segment import ParagraphCache, segment
@@ -147,21 +168,24 @@ def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
     result.seconds["segment"] = time.perf_counter() - start
 
 
+@_collector_paused()
 def _align(result: Result, overrides, cache_file: Path | None, quiet: bool) -> stored.Aligned:
     from pipeline import lineage
     start = time.perf_counter()
     pairs = Cache(cache_file, "pairs", code_hash("pipeline.lineage", ("rapidfuzz", "scipy")))
     history = lineage.build(result.rules, result.editions, overrides, pairs if cache_file else None,
                             progress=_bar(quiet, "align", "edition"))
+    cited = lineage.cited_lineages(result.rules, history, pairs if cache_file else None)
     pairs.close()
     result.warnings += pairs.warnings
     result.history = history
     aligned = stored.Aligned(history.changes, history.lineage, history.last_changed,
-                             lineage.cascades(history.changes), lineage.cited_lineages(result.rules, history))
+                             lineage.cascades(history.changes), cited)
     result.seconds["align"] = time.perf_counter() - start
     return aligned
 
 
+@_collector_paused()
 def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, quiet: bool) -> Result:
     """Every stage into `out` (a staging folder), each stage's stored output included, so the
     stages after it can also be run alone later; caches in `cache_file`."""
@@ -175,6 +199,7 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     return result
 
 
+@_collector_paused()
 def _export(result: Result, history, out: Path) -> None:
     start = time.perf_counter()
     rules, eds = result.rules, result.editions

@@ -204,3 +204,61 @@ def test_archive_every_record_has_a_lineage(archive_run):
     keyed = result.history.lineage
     assert all(rule_key(r) in keyed for r in result.rules if r.kind != "commentary")
     assert all(result.history.last_changed[rule_key(r)] <= r.edition for r in result.rules if r.kind != "commentary")
+
+
+# --- the pairs cache ------------------------------------------------------------------------
+
+def _three_editions():
+    """Unchanged rules (one with examples), a renumbering, a rewording, a split and an added rule."""
+    long = ("If a spell would be countered, it is put into its owner's graveyard instead of resolving. "
+            "A countered ability simply ceases to exist on the stack without any effect at all.")
+    first = edition("2000-01-01", *OLD, ("100.6", long)) + [rule("2000-01-01", "100.7", "Shuffle.", examples=(
+        "Example: A player shuffles.", "Example: Another."))]
+    second = edition("2001-01-01", ("100.1", OLD[0][1]), ("100.2", OLD[2][1].replace("his or her", "their")),
+                     ("100.3", OLD[1][1]), ("100.4", OLD[3][1]), ("100.6", long[:88]), ("100.6a", long[89:]),
+                     ("100.8", "A new rule about something else entirely.")) + [first[-1]]
+    second[-1] = replace(second[-1], edition="2001-01-01")
+    third = [replace(r, edition="2002-01-01") for r in second]
+    return first + second + third, eds("2000-01-01", "2001-01-01", "2002-01-01")
+
+
+def test_pairs_from_the_cache_are_what_aligning_gives(tmp_path):
+    """A cached pair (unchanged rows stored as null, rebuilt from the records) gives the same history;
+    the cache is keyed by content, so the second walk aligns nothing."""
+    from pipeline.cache import Cache
+    rules, editions = _three_editions()
+    fresh = build(rules, editions)
+    cache = Cache(tmp_path / "c.sqlite", "pairs", "code")
+    assert build(rules, editions, cache=cache).changes == fresh.changes
+    stored = [v for (v,) in cache.db.execute("SELECT value FROM entries")]
+    assert len(stored) == 2 and all("null" in v for v in stored)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr("pipeline.lineage.align", lambda *a: pytest.fail("aligned again"))
+        again = build(rules, editions, cache=cache)
+    assert again.changes == fresh.changes and again.lineage == fresh.lineage
+
+
+def test_a_pair_is_keyed_by_what_alignment_reads():
+    from pipeline.lineage import Digests
+    rules, _ = _three_editions()
+    digests = Digests()
+    base = digests.of(rules[:3])
+    assert Digests().of(list(rules[:3])) == base  # the same content, whatever the objects
+    for change in ({"edition": "1999-01-01"}, {"flags": ("partial",)}, {"text": "x"}, {"examples": ("e",)}):
+        assert digests.of([replace(rules[0], **change)] + rules[1:3]) != base
+    assert digests.of([replace(rules[0], line_start=99, source="elsewhere")] + rules[1:3]) == base
+
+
+def test_the_unchanged_shortcut_is_what_the_diff_gives():
+    from pipeline.diff import change_between
+    from pipeline.lineage import _change_values, _same_words, _unchanged
+    from pipeline.records import Match
+    rules, _ = _three_editions()
+    rules += [rule(e, name, "A term, defined.", kind="glossary") for e in ("2000-01-01", "2001-01-01")
+              for name in ("Tribal", "Kindred")]
+    assert not _same_words(rules[-4], rules[-1])  # a renamed term is noted, not unchanged
+    for a in rules:
+        for b in rules:
+            if a.edition < b.edition and _same_words(a, b):
+                m = Match(0, 0, 97.5, "moved", True)
+                assert _unchanged(a, b, m) == list(_change_values(change_between(a, b, "", m)))

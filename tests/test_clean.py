@@ -1,7 +1,9 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from pipeline.clean import Ledger, compare_form, fold_typography, normalize_newlines, strip_citations, unwrap
+import re
+
+from pipeline.clean import LINE_BREAK, Ledger, compare_form, fold_typography, normalize_newlines, strip_citations, unwrap
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -65,6 +67,26 @@ def test_ledger_charges_line_breaks():
         ledger.keep_stripped(no, line)
     ledger.check("x")
     assert ledger.kept == 3
+
+
+@given(st.text(alphabet=st.sampled_from("ab \r\n\t"), max_size=30))
+def test_newlines_as_the_line_break_pattern_says(text):
+    assert normalize_newlines(text) == LINE_BREAK.sub("\n", text)
+
+
+@pytest.mark.parametrize("text, lines, breaks", [
+    ("", [], 0), ("a", ["a"], 0), ("a\n", ["a"], 1), ("\n", [""], 1), ("a\r\n\r\nb", ["a", "", "b"], 4),
+    ("a\rb\n\n", ["a", "b", ""], 3),
+])
+def test_ledger_lines_and_one_count_of_line_breaks(text, lines, breaks):
+    """Each line once, as a scan of the breaks gives them; the breaks charged in one count, not a row per line."""
+    ledger = Ledger(text)
+    assert ledger.lines == lines
+    assert ledger.discards == ([] if not breaks else [ledger.discards[0]])
+    assert sum(d.size for d in ledger.discards if d.reason == "line breaks") == breaks
+    for no, line in ledger.numbered():
+        ledger.keep_stripped(no, line)
+    ledger.check("x")
 
 
 @given(st.text())

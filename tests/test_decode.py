@@ -57,3 +57,10 @@ def test_archive_encodings_and_no_mojibake(path):
     assert "Dandƒn" not in text and "Dand\u0192n" not in text
     if path.stem in ("2005-10-01", "2006-07-15"):
         assert "Dandân" in text or "Dandan" in text
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("plain", []), ("Ã alone, â alone", []), ("cafÃ© donâ€™t", ["â€", "Ã©"]), ("lost \ufffd", ["\ufffd"]),
+])
+def test_mojibake(text, expected):
+    assert mojibake(text) == expected

@@ -191,3 +191,16 @@ def test_disk_full_names_the_file(tmp_path, monkeypatch):
     assert result.output == f"Error: {tmp_path / 'p/.staging/rules.csv'}: cannot write: No space left on device\n"
     with pytest.raises(PipelineError):
         store.write_atomic(tmp_path / "p/.rules.csv.x", "x")
+
+
+@pytest.mark.parametrize("text", [
+    "These rules are effective as of June 17, 2011.",
+    "ineffective as of June 17, 2011; current\nas  of May 1, 2009. currently as of July 1, 2010",
+    "effective as of effective as of March 3, 2003 and current as of April 4, 2004",
+    "effective as of june 1, 2001 (no capital), effective as of", "",
+])
+def test_date_statements_are_the_patterns_matches(text):
+    """The fast scan finds exactly what EFFECTIVE_DATE.finditer finds, near misses included."""
+    from pipeline.ingest import _date_statements
+    from pipeline.patterns import EFFECTIVE_DATE
+    assert [m.span() for m in _date_statements(text)] == [m.span() for m in EFFECTIVE_DATE.finditer(text)]

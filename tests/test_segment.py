@@ -136,6 +136,28 @@ def test_records_tile_the_content_exactly(paragraphs):
     assert "".join(doc.content[a:b] for a, b in pieces) == doc.content
 
 
+@given(st.lists(st.sampled_from([
+    "100.1. A rule.", "100.1a A subrule, see rule 409.", "Example: Something happens.", "Continuation text.",
+    "212.3 - Creatures  212.2a - A player [CompRules 2007/10/01]", "205. Type Line", "100.1a. A subrule.",
+    "[This rule has been intentionally left blank.]", "Example: Another [CR 100.1].",
+]), min_size=1, max_size=10))
+@settings(max_examples=40, deadline=None)
+def test_a_draft_seen_before_gives_the_same_record(paragraphs):
+    """Records are worked out once per distinct draft (segment._body), then reused: a later edition of
+    the same paragraphs gives what a fresh cache gives, without working any out again."""
+    cache = ParagraphCache()
+    first = make_doc(paragraphs)
+    cache.analyse(p.text for p in first.paragraphs)
+    segment(first, cache)
+    later = CleanDoc(first.source, first.paragraphs, (), 0, 0, "2021-01-01", complete=True)
+    fresh = ParagraphCache()
+    fresh.analyse(p.text for p in later.paragraphs)
+    expected = segment(later, fresh)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr("pipeline.segment._body", lambda d: pytest.fail("worked out again"))
+        assert segment(later, cache) == expected
+
+
 # --- the seeds ------------------------------------------------------------------------------
 
 def test_a_citation_tag_is_never_cut_between_sentences():
