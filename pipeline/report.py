@@ -46,6 +46,7 @@ def environment() -> Environment:
     env.filters["prose"] = reader.plain
     env.filters["change_anchor"] = reader.change_anchor
     env.globals["source_pages"] = set()
+    env.globals["source_names"] = {}
     env.globals["run_id"] = ""
     return env
 
@@ -100,6 +101,7 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     rules = _rows(processed, "rules", only=RULE_COLUMNS)
     editions = _editions(data["editions"])
     names = _source_names(data["sources"])
+    env.globals["source_names"] = names  # sources are shown by name wherever they are named
     steps = _steps(data["changes"], data["renumberings"])
     page("index.html", "index.html", editions=editions, steps=steps, classes=CLASSES,
          timeline=_timeline(editions, steps), sources=len(data["sources"]), names=names,
