@@ -538,3 +538,21 @@ def test_archive_timeline_reads_at_400_px(browser, archive_reports):
     assert sizes and min(sizes) >= 10, min(sizes)  # the dates and counts in pixels on the screen
     assert pg.evaluate("document.documentElement.scrollWidth") <= 400
     context.close()
+
+
+@needs_archive
+def test_archive_pair_page_part_filter_shows_its_chapters(page, archive_reports):
+    reports, _ = archive_reports
+    page.goto((reports / "pairs/2009-05-01_2009-07-11.html").as_uri())
+    parts = page.locator("#chapter optgroup[label^='Parts'] option").all_inner_texts()
+    chapters = page.locator("#chapter optgroup[label^='Chapters'] option").all_inner_texts()
+    assert "2. Parts of a Card" in parts and "205. Expansion Symbol" in chapters and not set(parts) & set(chapters)
+    page.select_option("#chapter", "2")  # a part: the changes in all of its chapters, and its own heading
+    shown = page.locator("li.change:visible").evaluate_all("els => els.map(e => e.dataset.chapter)")
+    expected = page.locator("li.change").evaluate_all("""els => els.filter(e => ['modified', 'renamed', 'added',
+        'removed', 'split', 'merged'].includes(e.dataset.class) && /^2(\\d\\d)?$/.test(e.dataset.chapter)).length""")
+    assert len(shown) == expected and len(shown) > 20 and set(shown) >= {"2", "205"}
+    assert "chapter=2" in page.url
+    page.select_option("#chapter", "205")
+    assert set(page.locator("li.change:visible").evaluate_all("els => els.map(e => e.dataset.chapter)")) == {"205"}
+    assert page.errors == []
