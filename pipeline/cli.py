@@ -201,24 +201,39 @@ def history(rule: str, edition: str | None, as_json: bool, processed: Path):
         where = f" in {query['edition']}" if query["edition"] else " (in any edition; --edition DATE picks one)"
         click.echo(f"{len(lineages)} lineages carried {query['rule']}{where}: each is shown below")
     for n, lineage in enumerate(lineages, 1):
-        click.echo((f"[{n}/{len(lineages)}] " if len(lineages) > 1 else "") + f"lineage {lineage['lineage_id']}")
-        for v in lineage["versions"]:
+        click.echo(f"[{n}/{len(lineages)}] lineage {lineage['lineage_id']}: {_carried(lineage)}" if len(lineages) > 1
+                   else f"lineage {lineage['lineage_id']}")
+        for i, v in enumerate(lineage["versions"]):
             moved = " (renumbered)" if v["renumbered"] else ""
             note = f" ({v['note']})" if v["note"] else ""
             title = f" “{v['title']}”" if v["title"] else ""
             click.echo(f"  {v['edition']}  {v['rule_id']:<10}{title} {v['change']}{moved}{note}   "
                        f"[{v['source']} lines {v['lines']}]")
-            if v["change"] == "first" and v["text"]:
-                click.echo(textwrap.indent(textwrap.fill(v["text"], 100), "      "))
-            elif v["change"] not in ("first", "unchanged") and v["redline"]:
-                click.echo(textwrap.indent(textwrap.fill(v["redline"], 100), "      "))
+            shown = [v["text"], *v["examples"]] if i == 0 else v["redlines"]  # the first version whole
+            for line in shown if v["change"] != "unchanged" or i == 0 else ():
+                if line:
+                    click.echo(_fill(line, "      "))
         for end in lineage["ends"]:
             click.echo(f"  {end['edition']}  {end['change']}" + (f" into {end['into']}" if end["into"] else ""))
         for x in lineage["relations"]:
             click.echo(f"  {x['edition']}  {x['how']} {x['rule_id']}")
         for c in lineage["commentary"]:
             click.echo(f"  commentary {c['rule_id']} ({c['edition']}, citing {c['cited']}):")
-            click.echo(textwrap.indent(textwrap.fill(c["text"], 100), "      "))
+            click.echo(_fill(c["text"], "      "))
+
+
+def _carried(lineage: dict) -> str:
+    """Which of several lineages is which: when it had the number asked for, and what became of it."""
+    rule, (first, last) = lineage["query"]["rule"], lineage["carried"]
+    end = lineage["ends"][-1] if lineage["ends"] else None
+    after = f"now {lineage['now']}" if lineage["now"] else f"{end['change']} in {end['edition']}" if end else \
+        f"last in {lineage['versions'][-1]['edition']}"
+    return f"{rule} in {first}{'' if first == last else f' … {last}'}, {after}"
+
+
+def _fill(text: str, indent: str) -> str:
+    """Wrapped at 100 columns between words only (a URL or a hyphenated word stays whole)."""
+    return textwrap.indent(textwrap.fill(text, 100, break_on_hyphens=False, break_long_words=False), indent)
 
 
 def _plain(value):
@@ -297,6 +312,7 @@ def compare(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: 
 def _comparison(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: Path, processed: Path) -> str:
     """What `compare` prints on standard output (notes and the page written go to standard error)."""
     from pipeline import compare as cmp
+    from pipeline.diff import redlines
     from pipeline.ruleid import sort_key as natural_key
     old, new = cmp.rules_of(a, processed), cmp.rules_of(b, processed)
     for spec, rules in ((a, old), (b, new)):
@@ -324,8 +340,8 @@ def _comparison(a: str, b: str, show_all: bool, as_json: bool, html: bool, repor
             continue
         label = f"{c.old_rule_id or '-'} -> {c.new_rule_id or '-'}  {c.change}" + (" renumbered" if c.renumbered else "")
         out.append(label + ("  [review]" if c.review else "") + (f"  ({c.note})" if c.note else ""))
-        for line in cmp.lines(c, olds.get(c.old_rule_id), news.get(c.new_rule_id)):
-            out.append(textwrap.indent(textwrap.fill(line, 100), "    "))
+        for line in redlines(olds.get(c.old_rule_id), news.get(c.new_rule_id)):
+            out.append(_fill(line, "    "))
     return "\n".join(out) + "\n"
 
 

@@ -7,7 +7,6 @@ from dataclasses import astuple, fields, replace
 from pathlib import Path
 
 from pipeline import lookup
-from pipeline.diff import redline
 from pipeline.errors import PipelineError
 from pipeline.history import load_rules
 from pipeline.ingest import read_source
@@ -122,27 +121,6 @@ def described(c: RuleChange, old: Rule | None, new: Rule | None) -> dict:
         out[f"{side}_title"] = r.title if r else ""
         out[f"{side}_text"] = r.text if r else ""
         out[f"{side}_examples"] = list(r.examples) if r else []
-    return out
-
-
-def lines(c: RuleChange, old: Rule | None, new: Rule | None) -> list[str]:
-    """What a terminal shows of a change: an added or removed rule whole, else the redline of each
-    part that differs (title, text, each example)."""
-    if old is None or new is None:
-        r, mark = (new, "+") if old is None else (old, "-")
-        body = [r.title] if r.title else []
-        body += [r.text] if r.text else []
-        return [f"{mark} {x}" for x in body + [f"example: {e}" for e in r.examples]]
-    out = []
-    if old.title != new.title:
-        out.append(f"title: {redline(old.title, new.title)}")
-    if old.text != new.text:
-        out.append(redline(old.text, new.text))
-    a, b = list(old.examples), list(new.examples)
-    if len(a) != len(b):
-        out.append(f"examples: {redline(chr(10).join(a), chr(10).join(b))}")
-    else:
-        out += [f"example {i}: {redline(x, y)}" for i, (x, y) in enumerate(zip(a, b), 1) if x != y]
     return out
 
 

@@ -130,6 +130,28 @@ def redline(a: str, b: str) -> str:
     return "".join(out)
 
 
+def redlines(old, new) -> list[str]:
+    """What a terminal shows of a change between two records (anything with title, text and
+    examples; either may be None): an added or removed rule whole, else the redline of each part
+    that differs (title, text, each example)."""
+    if old is None or new is None:
+        r, mark = (new, "+") if old is None else (old, "-")
+        body = [r.title] if r.title else []
+        body += [r.text] if r.text else []
+        return [f"{mark} {x}" for x in body + [f"example: {e}" for e in r.examples]]
+    out = []
+    if old.title != new.title:
+        out.append(f"title: {redline(old.title, new.title)}")
+    if old.text != new.text:
+        out.append(redline(old.text, new.text))
+    a, b = list(old.examples), list(new.examples)
+    if len(a) != len(b):
+        out.append(f"examples: {redline(chr(10).join(a), chr(10).join(b))}")
+    else:
+        out += [f"example {i}: {redline(x, y)}" for i, (x, y) in enumerate(zip(a, b), 1) if x != y]
+    return out
+
+
 def change_between(a: Rule, b: Rule, lineage: str, m, change: str | None = None) -> RuleChange:
     ops = word_ops(a.text, b.text)
     title_ops = word_ops(a.title, b.title)

@@ -3,12 +3,13 @@ is read whole, and neither pyarrow nor pandas is imported: `history` answers in 
 second); and records for `compare`, through pipeline/load.py."""
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from types import SimpleNamespace
 
 from pipeline import lookup, publish
-from pipeline.diff import redline
+from pipeline.diff import redline, redlines
 from pipeline.errors import PipelineError
 
 DATABASE = "crdiff.sqlite"  # pipeline.database.NAME (that module imports numpy)
@@ -55,9 +56,11 @@ def _history(db: sqlite3.Connection, processed: Path, rule_id: str, edition: str
     lineages = list(dict.fromkeys(r.lineage_id for r in found if r.lineage_id))
     if not lineages:
         _missing(db, rule_id, edition, processed, notes)
-    mine = _rows(db, "SELECT r.edition, r.rule_id, r.kind, r.title, r.source, t.text, r.line_start, r.line_end, "
-                     f"r.lineage_id FROM {WITH_TEXT} WHERE r.lineage_id IN ({_marks(lineages)}) ORDER BY r.rowid",
-                 lineages)
+    mine = _rows(db, "SELECT r.edition, r.rule_id, r.kind, r.title, r.source, t.text, t.examples, r.line_start, "
+                     f"r.line_end, r.lineage_id FROM {WITH_TEXT} WHERE r.lineage_id IN ({_marks(lineages)}) "
+                     "ORDER BY r.rowid", lineages)
+    for r in mine:
+        r.examples = json.loads(r.examples or "[]")
     changes = _rows(db, "SELECT lineage_id, to_edition, change, note, renumbered, new_rule_id FROM changes "
                         f"WHERE lineage_id IN ({_marks(lineages)}) ORDER BY rowid", lineages)
     numbers = sorted({r.rule_id for r in mine})
@@ -72,6 +75,7 @@ def _history(db: sqlite3.Connection, processed: Path, rule_id: str, edition: str
         for r in _rows(db, f"SELECT t.text FROM {WITH_TEXT} WHERE r.edition = ? AND r.rule_id = ? "
                            "AND r.kind = 'commentary' ORDER BY r.rowid", [c.edition, c.rule_id]):
             comments[(c.edition, c.rule_id)] = r.text
+    latest = db.execute("SELECT MAX(edition) FROM rules").fetchone()[0]
     out = []
     for lineage in lineages:
         versions = sorted((r for r in mine if r.lineage_id == lineage), key=lambda r: r.edition)
@@ -81,8 +85,9 @@ def _history(db: sqlite3.Connection, processed: Path, rule_id: str, edition: str
             change = step.change if step else ("first" if previous is None else "unchanged")
             steps.append({"edition": r.edition, "rule_id": r.rule_id, "kind": r.kind, "title": r.title,
                           "source": r.source, "change": change, "note": step.note if step else "",
-                          "renumbered": bool(step and step.renumbered), "text": r.text,
+                          "renumbered": bool(step and step.renumbered), "text": r.text, "examples": r.examples,
                           "redline": redline(previous.text, r.text) if previous is not None else "",
+                          "redlines": redlines(previous, r) if previous is not None else [],
                           "lines": f"{r.line_start}-{r.line_end}",
                           "commentary": sorted({c.rule_id for c in cited if c.lineage_id == lineage})})
             previous = r
@@ -93,7 +98,9 @@ def _history(db: sqlite3.Connection, processed: Path, rule_id: str, edition: str
                 seen.add(c.rule_id)
                 commentary.append({"rule_id": c.rule_id, "edition": c.edition, "cited": c.value,
                                    "text": comments.get((c.edition, c.rule_id), "")})
-        out.append({"lineage_id": lineage, "versions": steps,
+        had = [r.edition for r in versions if r.rule_id == rule_id] or [""]
+        out.append({"lineage_id": lineage, "versions": steps, "carried": [had[0], had[-1]],
+                    "now": versions[-1].rule_id if versions[-1].edition == latest and not ends else "",
                     "query": {"rule": rule_id, "edition": edition or "", "notes": notes, "matched": len(lineages)},
                     "commentary": commentary,
                     "ends": [{"edition": c.to_edition, "change": c.change, "into": c.new_rule_id} for c in ends],

@@ -46,6 +46,7 @@ def environment() -> Environment:
     env.filters["prose"] = reader.plain
     env.filters["change_anchor"] = reader.change_anchor
     env.globals["source_pages"] = set()
+    env.globals["source_names"] = {}
     env.globals["run_id"] = ""
     return env
 
@@ -100,6 +101,7 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     rules = _rows(processed, "rules", only=RULE_COLUMNS)
     editions = _editions(data["editions"])
     names = _source_names(data["sources"])
+    env.globals["source_names"] = names  # sources are shown by name wherever they are named
     steps = _steps(data["changes"], data["renumberings"])
     page("index.html", "index.html", editions=editions, steps=steps, classes=CLASSES,
          timeline=_timeline(editions, steps), sources=len(data["sources"]), names=names,
@@ -303,6 +305,7 @@ def _pair_rows(changes: list[dict], old_of, new_of) -> list[dict]:
         number = c["new_rule_id"] or c["old_rule_id"]
         chapter = chapter_of(number)
         rows.append({**c, "parts": redline.parts(old, new, c, segments), "chapter": chapter,
+                     "part": chapter[0] if chapter.isdigit() else "",
                      "key": natural_key(number), "anchor": reader.change_anchor(c["old_rule_id"], c["new_rule_id"]),
                      "both": bool(c["old_rule_id"] and c["new_rule_id"]),
                      "lineage_href": lineage_file(c["lineage_id"]) if c["lineage_id"] else ""})
@@ -311,10 +314,16 @@ def _pair_rows(changes: list[dict], old_of, new_of) -> list[dict]:
 
 
 def _chapters(rows: list[dict], title_of) -> list[dict]:
-    """The chapter filter's options, in numeric order, with their titles (glossary last)."""
-    numbers = sorted({r["chapter"] for r in rows}, key=lambda n: (not n.isdigit(), natural_key(n)))
-    label = lambda n: f"{n}. " + reader.ITALICS.sub(r"\1", title_of(n))  # noqa: E731  (an option holds no tags)
-    return [{"value": n, "label": label(n) if n.isdigit() and title_of(n) else n} for n in numbers]
+    """The chapter filter's options, in numeric order, with their titles: the parts (each shows every chapter
+    in it), the chapters, the glossary."""
+    numbers = sorted({r["chapter"] for r in rows} | {r["part"] for r in rows if r["part"]},
+                     key=lambda n: (not n.isdigit(), natural_key(n)))
+    label = lambda n: f"{n}. " + reader.ITALICS.sub(r"\1", title_of(n)) if title_of(n) else n  # noqa: E731  (no tags)
+    groups = [("Parts (every chapter in it)", [n for n in numbers if len(n) == 1 and n.isdigit()]),
+              ("Chapters", [n for n in numbers if len(n) > 1 and n.isdigit()]),
+              ("Other", [n for n in numbers if not n.isdigit()])]
+    return [{"label": name, "options": [{"value": n, "label": label(n) if n.isdigit() else n} for n in group]}
+            for name, group in groups if group]
 
 
 def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame, current: str = "",

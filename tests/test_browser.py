@@ -403,7 +403,7 @@ def test_archive_lineage_page_links_collapses_and_highlights(page, archive_repor
     assert "../pairs/2009-05-01_2009-07-11.html#c-212.1b-204.1a" in steps
     assert page.locator("a.num[href='../editions/2013-05-01.html#205.1a']").count() == 1
     page.screenshot(path=str(shots / "archive-lineage-212.1b.png"), full_page=True)
-    page.click("a:text('2003-10-01 lines 515–521')")
+    page.click("a:text('2003-10-01.txt lines 515–521')")
     page.wait_for_selector("pre.source .line.hl")  # the highlight is set by script once the page loads
     assert page.locator("pre.source .line.hl").evaluate_all("els => els.map(e => e.id)") == \
         [f"L{n}" for n in range(515, 522)]
@@ -493,4 +493,66 @@ def test_archive_commentary_source_shows_each_citation_now(page, archive_reports
     page.screenshot(path=str(shots / "archive-commentary-source.png"), full_page=True)
     page.goto((reports / "lineage/2003-10-01_212.1d.html").as_uri())
     assert "CR 204.4b (now 205.4b)" in page.locator("blockquote.note .cited").all_inner_texts()
+    assert page.errors == []
+
+
+# --- issue 14, checked again as a user reads the archive's pages ------------------------------------------
+
+@needs_archive
+def test_archive_lineage_page_shows_an_added_rule_whole_and_names_its_sources(page, archive_reports):
+    reports, _ = archive_reports
+    page.goto((reports / "lineage/2011-06-17_114.6e.html").as_uri())
+    first = page.locator("li.version").first  # 114.6e, added in 2011-06-17 with an example
+    assert "added" in first.locator(".badge").all_inner_texts()
+    assert "Arc Trail is an instant" in first.inner_text()
+    assert "lines 694–695" in first.inner_text()
+    page.goto((reports / "lineage/2003-10-01_212.1b.html").as_uri())
+    assert "2025-06-06.txt line 1390" in page.locator("#v-2025-06-06").inner_text()  # not "lines 1390–1390"
+    heads = page.locator("li.version .head").all_inner_texts() + page.locator("blockquote.note footer").all_inner_texts()
+    assert not any(re.search(r"\d{3}_[0-9a-f]{12,}", h) for h in heads), heads  # names, not hash ids
+    assert "Commentary, 2011-06-17" in page.locator("blockquote.note footer").first.inner_text()
+    assert page.errors == []
+
+
+@needs_archive
+def test_archive_side_by_side_headers_stay_in_view(page, archive_reports):
+    reports, _ = archive_reports
+    page.goto((reports / "pairs/2009-05-01_2009-07-11.html").as_uri() + "#show=modified&view=side")
+    page.locator("li.change:visible").nth(300).scroll_into_view_if_needed()
+    head = page.locator(".side-head")
+    box = head.bounding_box()
+    assert head.is_visible() and 0 <= box["y"] < 1000, box
+    assert "2009-05-01 (before)" in head.inner_text() and "2009-07-11 (after)" in head.inner_text()
+    assert page.errors == []
+
+
+@needs_archive
+def test_archive_timeline_reads_at_400_px(browser, archive_reports):
+    reports, _ = archive_reports
+    context = browser.new_context(viewport={"width": 400, "height": 900})
+    pg = context.new_page()
+    pg.goto((reports / "index.html").as_uri())
+    sizes = pg.evaluate("""() => { const svg = document.querySelector('svg.timeline');
+        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        return Array.from(svg.querySelectorAll('text')).map(t => parseFloat(getComputedStyle(t).fontSize) * scale); }""")
+    assert sizes and min(sizes) >= 10, min(sizes)  # the dates and counts in pixels on the screen
+    assert pg.evaluate("document.documentElement.scrollWidth") <= 400
+    context.close()
+
+
+@needs_archive
+def test_archive_pair_page_part_filter_shows_its_chapters(page, archive_reports):
+    reports, _ = archive_reports
+    page.goto((reports / "pairs/2009-05-01_2009-07-11.html").as_uri())
+    parts = page.locator("#chapter optgroup[label^='Parts'] option").all_inner_texts()
+    chapters = page.locator("#chapter optgroup[label^='Chapters'] option").all_inner_texts()
+    assert "2. Parts of a Card" in parts and "205. Expansion Symbol" in chapters and not set(parts) & set(chapters)
+    page.select_option("#chapter", "2")  # a part: the changes in all of its chapters, and its own heading
+    shown = page.locator("li.change:visible").evaluate_all("els => els.map(e => e.dataset.chapter)")
+    expected = page.locator("li.change").evaluate_all("""els => els.filter(e => ['modified', 'renamed', 'added',
+        'removed', 'split', 'merged'].includes(e.dataset.class) && /^2(\\d\\d)?$/.test(e.dataset.chapter)).length""")
+    assert len(shown) == expected and len(shown) > 20 and set(shown) >= {"2", "205"}
+    assert "chapter=2" in page.url
+    page.select_option("#chapter", "205")
+    assert set(page.locator("li.change:visible").evaluate_all("els => els.map(e => e.dataset.chapter)")) == {"205"}
     assert page.errors == []

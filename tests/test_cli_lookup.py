@@ -1,6 +1,7 @@
 """The CLI as a new user meets it (issue 14): compare shows everything, --json always parses,
 history explains itself, rule numbers and dates are read the way people write them."""
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -99,8 +100,8 @@ def test_history_explains_itself(archive_run):
     _, processed = archive_run
     out = invoke("history", "212.1b", "--processed", processed).output
     lines = out.splitlines()
-    assert lines[0].startswith("3 lineages carried 212.1b") and "[1/3] lineage 2003-10-01:212.1b" in lines
-    first = lines.index("[1/3] lineage 2003-10-01:212.1b")
+    assert lines[0].startswith("3 lineages carried 212.1b")
+    first = next(i for i, line in enumerate(lines) if line.startswith("[1/3] lineage 2003-10-01:212.1b: "))
     assert "first" in lines[first + 1] and "When an object's type changes" in lines[first + 2]  # the first text
     heading = invoke("history", "205", "--processed", processed, "--edition", "2026-01-16").output
     assert "205        “Type Line”" in heading
@@ -122,3 +123,31 @@ def test_history_shows_commentary_text(seeds_run):
     lines = out.splitlines()
     at = next(i for i, line in enumerate(lines) if "commentary 002_fe0d7c38d7e9f0fd.c4" in line)
     assert len(lines[at + 1].strip()) > 20  # its words, not only its id
+
+
+@needs_archive
+def test_history_shows_every_change_and_when_each_lineage_had_the_number(archive_run):
+    _, processed = archive_run
+    out = invoke("history", "115.7e", "--processed", processed).output
+    lines = out.splitlines()
+    added = next(i for i, line in enumerate(lines) if "2011-06-17  114.6e" in line)
+    assert "added" in lines[added] and "only the final set of targets" in lines[added + 1]  # an added rule whole
+    assert any("Example: Arc Trail is an instant" in line for line in lines[added + 1:added + 6])
+    last = next(i for i, line in enumerate(lines) if "2026-01-16  115.7e" in line)
+    assert "[-another-]{+any other+}" in " ".join(lines[last + 1:])  # changed only in its example
+    title = invoke("history", "2", "--edition", "2009-07-11", "--processed", processed).output
+    assert "title: Parts of [-the Game-]{+a Card+}" in title
+    many = invoke("history", "212.1b", "--processed", processed).output.splitlines()
+    assert "[1/3] lineage 2003-10-01:212.1b: 212.1b in 2003-10-01 … 2009-05-01, now 205.1a" in many
+    assert "[3/3] lineage 2020-06-01:212.1b: 212.1b in 2020-06-01, now 213.1b" in many
+
+
+def test_terminal_lines_are_not_broken_inside_hyphenated_words(tmp_path):
+    url = " ".join(f"see-rules-documents-{i}" for i in range(12))
+    (tmp_path / "a.txt").write_text(HEAD.format("May 1, 2009") + f"100.1. The rules of most tournaments, {url}.\n",
+                                    encoding="utf-8")
+    (tmp_path / "b.txt").write_text(HEAD.format("July 11, 2009") + f"100.1. The rules of every tournament, {url}.\n",
+                                    encoding="utf-8")
+    out = invoke("compare", tmp_path / "a.txt", tmp_path / "b.txt").output
+    words = " ".join(line.strip() for line in out.splitlines()[2:])
+    assert re.findall(r"see-rules-documents-\d+", words) == [f"see-rules-documents-{i}" for i in range(12)], out

@@ -92,7 +92,7 @@
       boxes.forEach(function (box) { on[box.value] = box.checked; });
       var ch = chapter.value, n = 0;
       rows.forEach(function (row) {
-        var visible = on[row.dataset.class] === true && (!ch || row.dataset.chapter === ch);
+        var visible = on[row.dataset.class] === true && (!ch || row.dataset.chapter === ch || row.dataset.part === ch);
         row.hidden = !visible;
         if (visible) { n += 1; }
       });
@@ -120,7 +120,7 @@
         var target = document.getElementById(hash);
         if (target && target.dataset.class) {
           boxes.forEach(function (box) { if (box.value === target.dataset.class) { box.checked = true; } });
-          if (chapter.value && chapter.value !== target.dataset.chapter) { chapter.value = ""; }
+          if ([target.dataset.chapter, target.dataset.part, ""].indexOf(chapter.value) < 0) { chapter.value = ""; }
         }
       }
       apply();
