@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pipeline import lookup
 from pipeline.errors import PipelineError
-from pipeline.patterns import CITE, CITED_NUMBER_ONLY, SUBRULE_LETTERS
+from pipeline.patterns import CITE, CITED_NUMBER_ONLY, LOOKS_LIKE_A_PATH, SUBRULE_LETTERS
 
 UNNUMBERED = ("commentary", "glossary")  # records a citation by number cannot mean
 OFFICIAL = ("complete", "truncated")  # editions whose numbering a writer cites
@@ -250,6 +250,9 @@ def read_input(source: str) -> tuple[str, str]:
         return sys.stdin.read(), "<stdin>"
     path = Path(source)
     if "\n" in source or len(source) > 1024 or not path.is_file():
+        if LOOKS_LIKE_A_PATH.fullmatch(source):  # ./notes.txt that is not there: a typo, not a text to rewrite
+            raise PipelineError("no such file (to rewrite a text, pass the text itself, or - for standard input)",
+                                path=path)
         return source, "<text>"
     data = path.read_bytes()
     try:

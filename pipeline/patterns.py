@@ -112,3 +112,5 @@ CITE = re.compile(
     rf"(?:(?:,\s*|,?\s+(?:and|or|through|to)\s+(?:rules?\s+)?){CITED_NUMBER})*)"
     r"|(?<![\w.$€£])(?P<bare>\d{3}\.\d+[a-z]?(?:[-–][a-z])?)(?![\w])(?!\.\d)")
 CITED_NUMBER_ONLY = re.compile(r"\d{3}(?:\.\d+[a-zA-Z]?(?:[-–][a-z])?)?")
+# One word shaped like a file name: "./notes.txt", "wiki/204.html" ("see rule 204.1a" is text)
+LOOKS_LIKE_A_PATH = re.compile(r"\S*(?:/\S*|\.(?:txt|md|html?|rtf|docx?|pdf|csv|json))")

@@ -156,6 +156,14 @@ def test_cli_bad_input_is_one_clear_error(processed, tmp_path):
     assert result.exit_code == 1 and "rules.parquet is missing: run `python -m pipeline run` first" in result.stderr
 
 
+@pytest.mark.parametrize("missing", ["./notes.txt", "wiki/204.html", "notes.md"])
+def test_cli_a_missing_file_is_an_error_not_a_text(processed, tmp_path, missing):
+    result = run(tmp_path / missing if "/" in missing else missing, "--as-of", A, "--processed", processed)
+    assert result.exit_code == 1
+    assert "no such file (to rewrite a text, pass the text itself, or - for standard input)" in result.stderr
+    assert run("212.1b", "--as-of", A, "--processed", processed).exit_code == 0  # a bare number is text
+
+
 def test_cli_bare_numbers_that_name_no_rule_are_counted(processed):
     result = run("Version 100.9 and see 100.1.", "--as-of", A, "--processed", processed)
     assert result.stdout.splitlines()[0] == "Version 100.9 and see 100.2."
