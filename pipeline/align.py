@@ -25,7 +25,7 @@ from scipy.optimize import linear_sum_assignment
 from pipeline.clean import compare_form
 from pipeline.patterns import NUMBER_IN_TEXT, TERMINOLOGY
 from pipeline.records import Match, Rule
-from pipeline.trace import content_words, sentences, trace, units
+from pipeline.trace import content_words, reworded, sentences, trace, units
 
 HEADINGS = ("part", "chapter", "section")
 ONE_TO_ONE = ("same", "moved", "fuzzy", "override", "traced", "renamed")
@@ -56,9 +56,10 @@ def _full(r: Rule) -> str:
 
 
 def align(old: list[Rule], new: list[Rule], force: set[tuple[str, str]] = frozenset(),
-          forbid: set[tuple[str, str]] = frozenset()) -> list[Match]:
+          forbid: set[tuple[str, str]] = frozenset(), whole: bool = True) -> list[Match]:
     """Every old and every new record appears in exactly one primary or unmatched Match; split,
-    merge and resemblance Matches come on top."""
+    merge and resemblance Matches come on top. `whole`: the new edition is complete, so a rule it
+    lacks has ended somewhere (a fragment says nothing of the rules it lacks)."""
     matches: list[Match] = []
     for group in ("body", "headings", "glossary"):
         o = [i for i, r in enumerate(old) if _group(r) == group]
@@ -69,7 +70,7 @@ def align(old: list[Rule], new: list[Rule], force: set[tuple[str, str]] = frozen
         elif group == "glossary":
             found = _align_glossary(old, new, o, n)
         else:
-            found, extra = _align_body(old, new, o, n, force, forbid)
+            found, extra = _align_body(old, new, o, n, force, forbid, whole)
         matches += found
         matched_old = {m.old for m in found}
         matched_new = {m.new for m in found}
@@ -139,7 +140,7 @@ def _exact(old, new, o, n, text) -> tuple[list[Match], list[int], list[int]]:
     return found, still_o, [j for j in n if j not in used_new]
 
 
-def _align_body(old, new, o, n, force, forbid) -> tuple[list[Match], list[Match]]:
+def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match], list[Match]]:
     """One-to-one matches, then what sentence tracing adds: (primary matches, split/merge extras)."""
     found, forced_o, forced_n = _forced(old, new, o, n, force)
     rest_o = [i for i in o if i not in forced_o]
@@ -168,7 +169,25 @@ def _align_body(old, new, o, n, force, forbid) -> tuple[list[Match], list[Match]
     extra += [Match(i, j, share, "merge", share < 60) for i, j, share in traced.merges if allowed(i, j)]
     involved = {m.old for m in extra} | {m.new for m in extra}
     found += [m for m in _rewritten(old, new, o, n, found, forbid) if m.old not in involved and m.new not in involved]
-    return found, extra
+    if not whole:
+        return found, extra
+    more, merged = _reworded(old, new, o, n, found, extra, both, home, allowed)
+    return found + more, extra + merged
+
+
+def _reworded(old, new, o, n, found, extra, both, home, allowed) -> tuple[list[Match], list[Match]]:
+    """What is still unexplained after tracing: rules rewritten beyond their characters and
+    sentences, or absorbed into another rule under new wording, found by their rare words."""
+    went = {m.old for m in found} | {m.old for m in extra}
+    ended = [i for i in o if i not in went and not _is_piece(old[i])]
+    if not ended:
+        return [], []
+    continuing = {m.new: None for m in extra if m.method == "split"} | {m.new: m.old for m in found}
+    ended = [i for i in ended if old[i].kind in ("rule", "subrule")]  # rulings are not rule text
+    free = [j for j in n if not _is_piece(new[j]) and new[j].kind in ("rule", "subrule")]
+    continued, merges = reworded(old, new, ended, free, both, continuing, home)
+    return ([Match(i, j, share, "traced", True) for i, j, share in continued if allowed(i, j)],
+            [Match(i, j, share, "merge", True) for i, j, share in merges if allowed(i, j)])
 
 
 def _home(old, new, found):

@@ -242,3 +242,83 @@ def _decide(flow, primary, own_old, own_new, home) -> Traced:
 
 def _pct(part: float, whole: float) -> float:
     return round(min(100.0, 100.0 * part / whole), 1)
+
+
+# Rules rewritten so far that neither their characters nor their sentences match (101.4 -> 103.4 in
+# July 2009, 711.4 -> 712.8 in 2025), and text absorbed into another rule under new wording
+# (203.1d -> 202.1b), still keep their words: what names things, weighed by rarity.
+REWORDED = 0.75  # share of an ended rule's own words (by rarity) found in one new rule ...
+REWORDED_BACK = 0.5  # ... and of that new rule's words found in it, for the new rule to continue it
+ABSORBED = 0.8  # share of an ended rule's words found in a rule that continues another: merged into it
+SAME_NUMBER_BACK = 0.15  # a new rule at the ended rule's own number needs only this much back
+GAINED = 0.1  # share of an ended rule's words a rule that continues another must have gained from it
+MIN_HELD = 12.0  # about two rare words or five common ones: less is not evidence
+BOILERPLATE = 3  # a sentence printed in this many rules says nothing of which rule it is
+
+
+def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], sentences_of: tuple,
+             continuing: dict[int, int | None], home=lambda i, j: False) -> tuple[list, list]:
+    """(continued, merges) for rules that ended with nothing traced: each (old, new, share).
+    `continuing` maps each new rule that continues an old one (or is a split piece: None) to it. A
+    new rule no old rule continues takes the ended rule whose words it holds, when it also consists
+    mostly of them (or sits at its number); a rule that continues another takes it as merged when it
+    holds nearly all of it and got those words from it, not from its own predecessor (stock
+    wording both rules had). Words of boilerplate sentences do not count, and two rules naming
+    different things (rare words on both sides the other lacks) are never the same rule."""
+    uo, un = sentences_of
+    old_words, old_idf, old_rare = _rule_words(uo)
+    new_words, new_idf, new_rare = _rule_words(un)
+    index = defaultdict(set)
+    for j in n:
+        for w in new_words.get(j, ()):
+            index[w].add(j)
+    proposals = []
+    for i in ended:
+        mine = old_words.get(i)
+        own = weight(mine, old_idf) if mine else 0.0
+        if own < MIN_HELD:
+            continue
+        rarest = sorted(mine, key=lambda w: (-old_idf.get(w, 0.0), w))[:3]
+        for j in sorted(set().union(*(index.get(w, ()) for w in rarest))):
+            theirs = new_words[j]
+            if (old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine):
+                continue
+            shared = mine & theirs
+            held = weight(shared, old_idf)
+            if held < MIN_HELD:
+                continue
+            if j in continuing:  # what the rule's predecessor said already is not evidence
+                before = old_words.get(continuing[j], frozenset())
+                if weight(shared - before, old_idf) < GAINED * own:
+                    continue
+            back = weight(shared, new_idf) / (weight(theirs, new_idf) or 1.0)
+            proposals.append((-round(held / own, 3), j in continuing, not home(i, j), -round(back, 3), i, j))
+    continued, merges, taken, done = [], [], set(), set()
+    for share, merge, _, minus_back, i, j in sorted(proposals):
+        share = -share
+        if i in done:
+            continue
+        if merge:
+            if share >= ABSORBED:
+                merges.append((i, j, _pct(share, 1.0)))
+                done.add(i)
+        elif j not in taken and share >= REWORDED and \
+                (-minus_back >= REWORDED_BACK or (-minus_back >= SAME_NUMBER_BACK and old[i].rule_id == new[j].rule_id)):
+            continued.append((i, j, _pct(share, 1.0)))
+            taken.add(j)
+            done.add(i)
+    return continued, merges
+
+
+def _rule_words(units_of: dict[int, list[Unit]]) -> tuple[dict, dict, dict]:
+    """Per rule: the words of its own sentences (not boilerplate printed in three rules or more),
+    each word's weight in the edition (log inverse document frequency, uncapped: the rare words
+    that name things must outweigh the rest), and the rule's rare words."""
+    copies = Counter(u.text for parts in units_of.values() for u in {u.text: u for u in parts}.values())
+    words = {i: frozenset().union(*(u.words for u in parts if copies[u.text] < BOILERPLATE))
+             for i, parts in units_of.items()}
+    df = Counter(w for ws in words.values() for w in ws)
+    n = len(words)
+    idf = {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
+    rare = {i: frozenset().union(*(u.rare for u in parts)) for i, parts in units_of.items()}
+    return words, idf, rare
