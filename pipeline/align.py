@@ -185,7 +185,11 @@ def _reworded(old, new, o, n, found, extra, both, home, allowed) -> tuple[list[M
     continuing = {m.new: None for m in extra if m.method == "split"} | {m.new: m.old for m in found}
     ended = [i for i in ended if old[i].kind in ("rule", "subrule")]  # rulings are not rule text
     free = [j for j in n if not _is_piece(new[j]) and new[j].kind in ("rule", "subrule")]
-    continued, merges = reworded(old, new, ended, free, both, continuing, home)
+    went = {m.old: m.new for m in found}
+
+    def placed(i: int, j: int) -> bool:  # at its number, or next to where a neighbour went (201.2c -> 201.2b)
+        return old[i].rule_id == new[j].rule_id or went.get(i - 1) == j - 1 or went.get(i + 1) == j + 1
+    continued, merges = reworded(old, new, ended, free, both, continuing, home, placed)
     return ([Match(i, j, share, "traced", True) for i, j, share in continued if allowed(i, j)],
             [Match(i, j, share, "merge", True) for i, j, share in merges if allowed(i, j)])
 

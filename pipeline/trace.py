@@ -250,18 +250,20 @@ def _pct(part: float, whole: float) -> float:
 REWORDED = 0.75  # share of an ended rule's own words (by rarity) found in one new rule ...
 REWORDED_BACK = 0.5  # ... and of that new rule's words found in it, for the new rule to continue it
 ABSORBED = 0.8  # share of an ended rule's words found in a rule that continues another: merged into it
-SAME_NUMBER_BACK = 0.15  # a new rule at the ended rule's own number needs only this much back
+PLACED, PLACED_BACK = 0.6, 0.15  # the same for a new rule where the ended rule sat (its number, its neighbours)
 GAINED = 0.1  # share of an ended rule's words a rule that continues another must have gained from it
 MIN_HELD = 12.0  # about two rare words or five common ones: less is not evidence
 BOILERPLATE = 3  # a sentence printed in this many rules says nothing of which rule it is
 
 
 def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], sentences_of: tuple,
-             continuing: dict[int, int | None], home=lambda i, j: False) -> tuple[list, list]:
+             continuing: dict[int, int | None], home=lambda i, j: False,
+             placed=lambda i, j: False) -> tuple[list, list]:
     """(continued, merges) for rules that ended with nothing traced: each (old, new, share).
     `continuing` maps each new rule that continues an old one (or is a split piece: None) to it. A
     new rule no old rule continues takes the ended rule whose words it holds, when it also consists
-    mostly of them (or sits at its number); a rule that continues another takes it as merged when it
+    mostly of them (less of both when it sits where the ended rule sat: its number, or next to
+    where its neighbour went); a rule that continues another takes it as merged when it
     holds nearly all of it and got those words from it, not from its own predecessor (stock
     wording both rules had). Words of boilerplate sentences do not count, and two rules naming
     different things (rare words on both sides the other lacks) are never the same rule."""
@@ -287,27 +289,40 @@ def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], s
             held = weight(shared, old_idf)
             if held < MIN_HELD:
                 continue
-            if j in continuing:  # what the rule's predecessor said already is not evidence
-                before = old_words.get(continuing[j], frozenset())
-                if weight(shared - before, old_idf) < GAINED * own:
-                    continue
             back = weight(shared, new_idf) / (weight(theirs, new_idf) or 1.0)
             proposals.append((-round(held / own, 3), j in continuing, not home(i, j), -round(back, 3), i, j))
-    continued, merges, taken, done = [], [], set(), set()
+    continued, done, taken = [], set(), set()
     for share, merge, _, minus_back, i, j in sorted(proposals):
-        share = -share
-        if i in done:
+        if merge or i in done or j in taken:
             continue
-        if merge:
-            if share >= ABSORBED:
-                merges.append((i, j, _pct(share, 1.0)))
-                done.add(i)
-        elif j not in taken and share >= REWORDED and \
-                (-minus_back >= REWORDED_BACK or (-minus_back >= SAME_NUMBER_BACK and old[i].rule_id == new[j].rule_id)):
-            continued.append((i, j, _pct(share, 1.0)))
+        strong = -share >= REWORDED and -minus_back >= REWORDED_BACK
+        if strong or (-share >= PLACED and -minus_back >= PLACED_BACK and placed(i, j)):
+            continued.append((i, j, _pct(-share, 1.0)))
+            done.add(i)
             taken.add(j)
+    # A rule that just took an ended rule can take another as merged (107.13, the sun symbol, into
+    # 711.1a), on the same terms as any rule that continues another.
+    continuing = continuing | {j: i for i, j, _ in continued}
+    merges = []
+    for i, j, share in _absorbed(old_words, old_idf, new_words, [p[4:] for p in sorted(proposals)], continuing):
+        if i not in done:
+            merges.append((i, j, share))
             done.add(i)
     return continued, merges
+
+
+def _absorbed(old_words, old_idf, new_words, pairs, continuing):
+    """(old, new, share) for each ended rule nearly all of whose words a continuing rule holds and
+    got from it, not from its own predecessor."""
+    for i, j in pairs:
+        if j not in continuing:
+            continue
+        mine = old_words[i]
+        own = weight(mine, old_idf)
+        shared = mine & new_words[j]
+        before = old_words.get(continuing[j], frozenset())  # what the predecessor said is not evidence
+        if weight(shared, old_idf) >= ABSORBED * own and weight(shared - before, old_idf) >= GAINED * own:
+            yield i, j, _pct(weight(shared, old_idf), own)
 
 
 def _rule_words(units_of: dict[int, list[Unit]]) -> tuple[dict, dict, dict]:
