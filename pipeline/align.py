@@ -538,7 +538,8 @@ def _align_glossary(old, new, o, n) -> list[Match]:
         if strong == GLOSSARY_RENAMED:  # "Damage Assignment Order" -> "Damage Assignment Order (Obsolete)"
             found = _same_key(old, new, o, n, found, term_key, "renamed")
             found = _same_key(old, new, o, n, found, _loose_key, "renamed")  # "State Triggers" -> "State Trigger"
-    return found + _name_extended(old, new, o, n, found)
+    found += _name_extended(old, new, o, n, found)
+    return found + _name_reworded(old, new, o, n, found)
 
 
 def _loose_key(name: str) -> str:
@@ -557,6 +558,50 @@ def _name_extended(old, new, o, n, found) -> list[Match]:
     count_o, count_n = Counter(i for i, _ in pairs), Counter(j for _, j in pairs)
     return [Match(i, j, round(fuzz.ratio(old[i].compare, new[j].compare), 1), "renamed", True)
             for i, j in pairs if count_o[i] == 1 and count_n[j] == 1]
+
+
+NAME_STOP = frozenset("a an the of from to on in into".split())
+NAME_DEFINITION = 50  # a reworded name keeps some of its definition's words (token set ratio) ...
+NAME_SAME_STEMS = 30  # ... fewer when only its endings changed (Ending the Turn -> End the Turn)
+
+
+def _stems(name: str) -> frozenset[str]:
+    """A name's words, endings aside: Ending/End, Flipping/Flip, Removed/Remove."""
+    words = re.findall(r"[a-z]+", term_key(name))
+    return frozenset(w for w in (re.sub(r"(?:ing|ed|s|y)$", "", w) for w in words if w not in NAME_STOP) if w)
+
+
+def _common(a: frozenset[str], b: frozenset[str]) -> int:
+    """Words of `a` with a counterpart in `b`, one the start of the other (Control/Controll,
+    Depend/Dependenc; not Attack/Attach)."""
+    return sum(any(x.startswith(y) or y.startswith(x) for y in b) for x in a)
+
+
+def _name_reworded(old, new, o, n, found) -> list[Match]:
+    """A term whose name was reworded (End of Turn Step -> End Step, Flip a Coin -> Flipping a Coin,
+    State-Based Effects -> State-Based Actions): half the words of the two names in common,
+    definitions alike in words, and each the other's best such pairing."""
+    rest, free = _unmatched(o, n, found)
+    stems_n = {j: _stems(new[j].rule_id) for j in free}
+    scores = {}
+    for i in rest:
+        a = _stems(old[i].rule_id)
+        for j in free:
+            b = stems_n[j]
+            common = _common(a, b)
+            if a and b and 2 * common >= len(a) + len(b) - common:
+                words = fuzz.token_set_ratio(score_form(old[i].compare), score_form(new[j].compare))
+                same = common == len(a) == len(b)
+                if words >= (NAME_SAME_STEMS if same else NAME_DEFINITION):
+                    scores[(i, j)] = (common / (len(a) + len(b) - common), words)
+    best_o, best_n = {}, {}
+    for (i, j), score in scores.items():
+        if score > scores.get((i, best_o.get(i)), (0, 0)):
+            best_o[i] = j
+        if score > scores.get((best_n.get(j), j), (0, 0)):
+            best_n[j] = i
+    return [Match(i, j, round(fuzz.ratio(old[i].compare, new[j].compare), 1), "renamed", True)
+            for i, j in sorted(best_o.items()) if best_n.get(j) == i]
 
 
 def _prefix(a: list[str], b: list[str]) -> bool:
