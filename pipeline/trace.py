@@ -250,9 +250,11 @@ def _pct(part: float, whole: float) -> float:
 REWORDED = 0.75  # share of an ended rule's own words (by rarity) found in one new rule ...
 REWORDED_BACK = 0.5  # ... and of that new rule's words found in it, for the new rule to continue it
 ABSORBED = 0.8  # share of an ended rule's words found in a rule that continues another: merged into it
+CUT_SHARE, CUT_BACK = 0.25, 0.9  # ... or a new rule made of nothing else, a cut-down of it
 PLACED, PLACED_BACK = 0.6, 0.15  # the same for a new rule where the ended rule sat (its number, its neighbours)
 GAINED = 0.1  # share of an ended rule's words a rule that continues another must have gained from it
-MIN_HELD = 12.0  # about two rare words or five common ones: less is not evidence
+HELD_WORDS = 1.5  # an ended rule and its new rule share the weight of one and a half of the rarest words, at least
+RAREST = 5  # candidates share one of the ended rule's rarest words
 BOILERPLATE = 3  # a sentence printed in this many rules says nothing of which rule it is
 
 
@@ -262,7 +264,7 @@ def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], s
     """(continued, merges) for rules that ended with nothing traced: each (old, new, share).
     `continuing` maps each new rule that continues an old one (or is a split piece: None) to it. A
     new rule no old rule continues takes the ended rule whose words it holds, when it also consists
-    mostly of them (less of both when it sits where the ended rule sat: its number, or next to
+    mostly of them, or is a cut-down of it made of nothing else (less of both when it sits where the ended rule sat: its number, or next to
     where its neighbour went); a rule that continues another takes it as merged when it
     holds nearly all of it and got those words from it, not from its own predecessor (stock
     wording both rules had). Words of boilerplate sentences do not count, and two rules naming
@@ -274,20 +276,21 @@ def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], s
     for j in n:
         for w in new_words.get(j, ()):
             index[w].add(j)
+    least = HELD_WORDS * math.log((len(uo) + 1) / 1.5)  # less is not evidence (12 in a full edition)
     proposals = []
     for i in ended:
         mine = old_words.get(i)
         own = weight(mine, old_idf) if mine else 0.0
-        if own < MIN_HELD:
+        if own < least:
             continue
-        rarest = sorted(mine, key=lambda w: (-old_idf.get(w, 0.0), w))[:3]
+        rarest = sorted(mine, key=lambda w: (-old_idf.get(w, 0.0), w))[:RAREST]
         for j in sorted(set().union(*(index.get(w, ()) for w in rarest))):
             theirs = new_words[j]
             if (old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine):
                 continue
             shared = mine & theirs
             held = weight(shared, old_idf)
-            if held < MIN_HELD:
+            if held < least:
                 continue
             back = weight(shared, new_idf) / (weight(theirs, new_idf) or 1.0)
             proposals.append((-round(held / own, 3), j in continuing, not home(i, j), -round(back, 3), i, j))
@@ -296,7 +299,8 @@ def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], s
         if merge or i in done or j in taken:
             continue
         strong = -share >= REWORDED and -minus_back >= REWORDED_BACK
-        if strong or (-share >= PLACED and -minus_back >= PLACED_BACK and placed(i, j)):
+        cut = -share >= CUT_SHARE and -minus_back >= CUT_BACK  # "Horsemanship is an evasion ability [that appeared in ...]"
+        if strong or cut or (-share >= PLACED and -minus_back >= PLACED_BACK and placed(i, j)):
             continued.append((i, j, _pct(-share, 1.0)))
             done.add(i)
             taken.add(j)
