@@ -354,14 +354,24 @@ def _parent_bonus(old, new, o, n, anchors) -> np.ndarray:
     for m in anchors:
         went[old[m.old].parent][new[m.new].parent] += 1
     bonus = np.zeros((len(o), len(n)), dtype=np.float32)
-    new_parent = [new[j].parent for j in n]
+    code = {}
+    new_parent = np.array([code.setdefault(new[j].parent, len(code)) for j in n], dtype=np.int64)
+    rows = {}  # old parent -> its row of bonuses, made once for all its rules
     for r, i in enumerate(o):
-        counts = went.get(old[i].parent)
-        if not counts:
-            continue
-        total = sum(counts.values())
-        share = np.array([counts.get(p, 0) / total for p in new_parent], dtype=np.float32)
-        bonus[r] = BONUS_PARENT * share
+        parent = old[i].parent
+        if parent not in rows:
+            counts = went.get(parent)
+            if not counts:
+                rows[parent] = None
+                continue
+            total = sum(counts.values())
+            share = np.zeros(len(code), dtype=np.float32)
+            for p, c in counts.items():
+                if p in code:
+                    share[code[p]] = c / total
+            rows[parent] = BONUS_PARENT * share[new_parent]
+        if rows[parent] is not None:
+            bonus[r] = rows[parent]
     return bonus
 
 

@@ -277,10 +277,10 @@ def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], s
         for w in new_words.get(j, ()):
             index[w].add(j)
     least = HELD_WORDS * math.log((len(uo) + 1) / 1.5)  # less is not evidence (12 in a full edition)
-    proposals = []
+    proposals, size = [], {}
     for i in ended:
         mine = old_words.get(i)
-        own = weight(mine, old_idf) if mine else 0.0
+        own = _sum(mine, old_idf) if mine else 0.0
         if own < least:
             continue
         rarest = sorted(mine, key=lambda w: (-old_idf.get(w, 0.0), w))[:RAREST]
@@ -289,10 +289,12 @@ def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], s
             if (old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine):
                 continue
             shared = mine & theirs
-            held = weight(shared, old_idf)
+            held = _sum(shared, old_idf)
             if held < least:
                 continue
-            back = weight(shared, new_idf) / (weight(theirs, new_idf) or 1.0)
+            if j not in size:
+                size[j] = _sum(theirs, new_idf) or 1.0
+            back = _sum(shared, new_idf) / size[j]
             proposals.append((-round(held / own, 3), j in continuing, not home(i, j), -round(back, 3), i, j))
     continued, done, taken = [], set(), set()
     for share, merge, _, minus_back, i, j in sorted(proposals):
@@ -322,11 +324,17 @@ def _absorbed(old_words, old_idf, new_words, pairs, continuing):
         if j not in continuing:
             continue
         mine = old_words[i]
-        own = weight(mine, old_idf)
+        own = _sum(mine, old_idf)
         shared = mine & new_words[j]
         before = old_words.get(continuing[j], frozenset())  # what the predecessor said is not evidence
-        if weight(shared, old_idf) >= ABSORBED * own and weight(shared - before, old_idf) >= GAINED * own:
-            yield i, j, _pct(weight(shared, old_idf), own)
+        held = _sum(shared, old_idf)
+        if held >= ABSORBED * own and _sum(shared - before, old_idf) >= GAINED * own:
+            yield i, j, _pct(held, own)
+
+
+def _sum(words: frozenset[str], idf: dict[str, float]) -> float:
+    """The weight of some words: fsum is exact whatever the (hash) order, and needs no sort."""
+    return math.fsum(idf.get(w, 0.0) for w in words)
 
 
 def _rule_words(units_of: dict[int, list[Unit]]) -> tuple[dict, dict, dict]:
