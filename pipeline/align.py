@@ -6,7 +6,8 @@ change of its rule, not another rule), with structural evidence (same parent aft
 move, neighbours that moved the same way, the same number) that can rank candidates but never
 make a pair of different texts acceptable. Only acceptable pairs enter the assignment
 (Hungarian algorithm, scipy), on scores made steep so that one strong pair is never traded for
-two weak ones. Sentence tracing (trace.py) then finds splits and merges in what is left.
+two weak ones. Sentence tracing (trace.py) then finds splits and merges in what is left, and
+rare words the rules rewritten past their sentences or absorbed under new wording.
 Headings are matched afterwards, by where their rules went; glossary terms by name and
 definition together.
 """

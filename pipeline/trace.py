@@ -249,11 +249,11 @@ def _pct(part: float, whole: float) -> float:
 # (203.1d -> 202.1b), still keep their words: what names things, weighed by rarity.
 REWORDED = 0.75  # share of an ended rule's own words (by rarity) found in one new rule ...
 REWORDED_BACK = 0.5  # ... and of that new rule's words found in it, for the new rule to continue it
-ABSORBED = 0.8  # share of an ended rule's words found in a rule that continues another: merged into it
-CUT_SHARE, CUT_BACK = 0.25, 0.9  # ... or a new rule made of nothing else, a cut-down of it
-PLACED, PLACED_BACK = 0.6, 0.15  # the same for a new rule where the ended rule sat (its number, its neighbours)
-GAINED = 0.1  # share of an ended rule's words a rule that continues another must have gained from it
-HELD_WORDS = 1.5  # an ended rule and its new rule share the weight of one and a half of the rarest words, at least
+CUT_SHARE, CUT_BACK = 0.25, 0.9  # ... or a new rule made of nothing else: a cut-down of it
+PLACED, PLACED_BACK = 0.6, 0.15  # ... or a new rule where the ended rule sat (its number, its neighbours)
+ABSORBED = 0.8  # share of an ended rule's words found in a rule that continues another: merged into it ...
+GAINED = 0.1  # ... when this share of them was not in that rule's own predecessor already
+HELD_WORDS = 1.5  # the two share the weight of one and a half of the edition's rarest words at least
 RAREST = 5  # candidates share one of the ended rule's rarest words
 BOILERPLATE = 3  # a sentence printed in this many rules says nothing of which rule it is
 
@@ -264,11 +264,11 @@ def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], s
     """(continued, merges) for rules that ended with nothing traced: each (old, new, share).
     `continuing` maps each new rule that continues an old one (or is a split piece: None) to it. A
     new rule no old rule continues takes the ended rule whose words it holds, when it also consists
-    mostly of them, or is a cut-down of it made of nothing else (less of both when it sits where the ended rule sat: its number, or next to
-    where its neighbour went); a rule that continues another takes it as merged when it
-    holds nearly all of it and got those words from it, not from its own predecessor (stock
-    wording both rules had). Words of boilerplate sentences do not count, and two rules naming
-    different things (rare words on both sides the other lacks) are never the same rule."""
+    mostly of them, or is a cut-down of it made of nothing else (less of both when it sits where
+    the ended rule sat: its number, or next to where its neighbour went); a rule that continues
+    another takes it as merged when it holds nearly all of it and got those words from it, not
+    from its own predecessor (stock wording both rules had). Words of boilerplate sentences do not
+    count, and two rules naming different things (rare words each side lacks) are never paired."""
     uo, un = sentences_of
     old_words, old_idf, old_rare = _rule_words(uo)
     new_words, new_idf, new_rare = _rule_words(un)
@@ -301,7 +301,7 @@ def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], s
         if merge or i in done or j in taken:
             continue
         strong = -share >= REWORDED and -minus_back >= REWORDED_BACK
-        cut = -share >= CUT_SHARE and -minus_back >= CUT_BACK  # "Horsemanship is an evasion ability [that appeared in ...]"
+        cut = -share >= CUT_SHARE and -minus_back >= CUT_BACK  # "Horsemanship is an evasion ability [that ...]"
         if strong or cut or (-share >= PLACED and -minus_back >= PLACED_BACK and placed(i, j)):
             continued.append((i, j, _pct(-share, 1.0)))
             done.add(i)

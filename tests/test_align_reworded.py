@@ -16,7 +16,8 @@ FILLER = [  # common wording, so that the words of the rules under test are the 
     ("100.8", "Third, the active player gets priority."),
     ("100.9", "A spell on the stack is not a permanent."),
 ]
-MULLIGAN = "A player who is dissatisfied with an opening hand may mulligan: shuffle that hand into the library and draw seven cards."
+MULLIGAN = ("A player who is dissatisfied with an opening hand may mulligan: shuffle that hand into the library and "
+            "draw seven cards.")
 REWRITTEN = ("Each dissatisfied player declares a mulligan; then every player who declared one shuffles the opening "
              "hand into the library and draws one fewer card than before.")
 NO_COST = "Some objects have no mana cost. This includes all land cards and cards with no mana symbols on them."
