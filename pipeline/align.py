@@ -6,7 +6,8 @@ change of its rule, not another rule), with structural evidence (same parent aft
 move, neighbours that moved the same way, the same number) that can rank candidates but never
 make a pair of different texts acceptable. Only acceptable pairs enter the assignment
 (Hungarian algorithm, scipy), on scores made steep so that one strong pair is never traded for
-two weak ones. Sentence tracing (trace.py) then finds splits and merges in what is left.
+two weak ones. Sentence tracing (trace.py) then finds splits and merges in what is left, and
+rare words the rules rewritten past their sentences or absorbed under new wording.
 Headings are matched afterwards, by where their rules went; glossary terms by name and
 definition together.
 """
@@ -25,7 +26,7 @@ from scipy.optimize import linear_sum_assignment
 from pipeline.clean import compare_form
 from pipeline.patterns import NUMBER_IN_TEXT, TERMINOLOGY
 from pipeline.records import Match, Rule
-from pipeline.trace import content_words, sentences, trace, units
+from pipeline.trace import content_words, reworded, sentences, trace, units
 
 HEADINGS = ("part", "chapter", "section")
 ONE_TO_ONE = ("same", "moved", "fuzzy", "override", "traced", "renamed")
@@ -56,9 +57,10 @@ def _full(r: Rule) -> str:
 
 
 def align(old: list[Rule], new: list[Rule], force: set[tuple[str, str]] = frozenset(),
-          forbid: set[tuple[str, str]] = frozenset()) -> list[Match]:
+          forbid: set[tuple[str, str]] = frozenset(), whole: bool = True) -> list[Match]:
     """Every old and every new record appears in exactly one primary or unmatched Match; split,
-    merge and resemblance Matches come on top."""
+    merge and resemblance Matches come on top. `whole`: the new edition is complete, so a rule it
+    lacks has ended somewhere (a fragment says nothing of the rules it lacks)."""
     matches: list[Match] = []
     for group in ("body", "headings", "glossary"):
         o = [i for i, r in enumerate(old) if _group(r) == group]
@@ -69,7 +71,7 @@ def align(old: list[Rule], new: list[Rule], force: set[tuple[str, str]] = frozen
         elif group == "glossary":
             found = _align_glossary(old, new, o, n)
         else:
-            found, extra = _align_body(old, new, o, n, force, forbid)
+            found, extra = _align_body(old, new, o, n, force, forbid, whole)
         matches += found
         matched_old = {m.old for m in found}
         matched_new = {m.new for m in found}
@@ -139,7 +141,7 @@ def _exact(old, new, o, n, text) -> tuple[list[Match], list[int], list[int]]:
     return found, still_o, [j for j in n if j not in used_new]
 
 
-def _align_body(old, new, o, n, force, forbid) -> tuple[list[Match], list[Match]]:
+def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match], list[Match]]:
     """One-to-one matches, then what sentence tracing adds: (primary matches, split/merge extras)."""
     found, forced_o, forced_n = _forced(old, new, o, n, force)
     rest_o = [i for i in o if i not in forced_o]
@@ -168,7 +170,29 @@ def _align_body(old, new, o, n, force, forbid) -> tuple[list[Match], list[Match]
     extra += [Match(i, j, share, "merge", share < 60) for i, j, share in traced.merges if allowed(i, j)]
     involved = {m.old for m in extra} | {m.new for m in extra}
     found += [m for m in _rewritten(old, new, o, n, found, forbid) if m.old not in involved and m.new not in involved]
-    return found, extra
+    if not whole:
+        return found, extra
+    more, merged = _reworded(old, new, o, n, found, extra, both, home, allowed)
+    return found + more, extra + merged
+
+
+def _reworded(old, new, o, n, found, extra, both, home, allowed) -> tuple[list[Match], list[Match]]:
+    """What is still unexplained after tracing: rules rewritten beyond their characters and
+    sentences, or absorbed into another rule under new wording, found by their rare words."""
+    went = {m.old for m in found} | {m.old for m in extra}
+    ended = [i for i in o if i not in went and not _is_piece(old[i])]
+    if not ended:
+        return [], []
+    continuing = {m.new: None for m in extra if m.method == "split"} | {m.new: m.old for m in found}
+    ended = [i for i in ended if old[i].kind in ("rule", "subrule")]  # rulings are not rule text
+    free = [j for j in n if not _is_piece(new[j]) and new[j].kind in ("rule", "subrule")]
+    went = {m.old: m.new for m in found}
+
+    def placed(i: int, j: int) -> bool:  # at its number, or next to where a neighbour went (201.2c -> 201.2b)
+        return old[i].rule_id == new[j].rule_id or went.get(i - 1) == j - 1 or went.get(i + 1) == j + 1
+    continued, merges = reworded(old, new, ended, free, both, continuing, home, placed)
+    return ([Match(i, j, share, "traced", True) for i, j, share in continued if allowed(i, j)],
+            [Match(i, j, share, "merge", True) for i, j, share in merges if allowed(i, j)])
 
 
 def _home(old, new, found):
@@ -331,14 +355,24 @@ def _parent_bonus(old, new, o, n, anchors) -> np.ndarray:
     for m in anchors:
         went[old[m.old].parent][new[m.new].parent] += 1
     bonus = np.zeros((len(o), len(n)), dtype=np.float32)
-    new_parent = [new[j].parent for j in n]
+    code = {}
+    new_parent = np.array([code.setdefault(new[j].parent, len(code)) for j in n], dtype=np.int64)
+    rows = {}  # old parent -> its row of bonuses, made once for all its rules
     for r, i in enumerate(o):
-        counts = went.get(old[i].parent)
-        if not counts:
-            continue
-        total = sum(counts.values())
-        share = np.array([counts.get(p, 0) / total for p in new_parent], dtype=np.float32)
-        bonus[r] = BONUS_PARENT * share
+        parent = old[i].parent
+        if parent not in rows:
+            counts = went.get(parent)
+            if not counts:
+                rows[parent] = None
+                continue
+            total = sum(counts.values())
+            share = np.zeros(len(code), dtype=np.float32)
+            for p, c in counts.items():
+                if p in code:
+                    share[code[p]] = c / total
+            rows[parent] = BONUS_PARENT * share[new_parent]
+        if rows[parent] is not None:
+            bonus[r] = rows[parent]
     return bonus
 
 
@@ -515,7 +549,8 @@ def _align_glossary(old, new, o, n) -> list[Match]:
         if strong == GLOSSARY_RENAMED:  # "Damage Assignment Order" -> "Damage Assignment Order (Obsolete)"
             found = _same_key(old, new, o, n, found, term_key, "renamed")
             found = _same_key(old, new, o, n, found, _loose_key, "renamed")  # "State Triggers" -> "State Trigger"
-    return found + _name_extended(old, new, o, n, found)
+    found += _name_extended(old, new, o, n, found)
+    return found + _name_reworded(old, new, o, n, found)
 
 
 def _loose_key(name: str) -> str:
@@ -534,6 +569,50 @@ def _name_extended(old, new, o, n, found) -> list[Match]:
     count_o, count_n = Counter(i for i, _ in pairs), Counter(j for _, j in pairs)
     return [Match(i, j, round(fuzz.ratio(old[i].compare, new[j].compare), 1), "renamed", True)
             for i, j in pairs if count_o[i] == 1 and count_n[j] == 1]
+
+
+NAME_STOP = frozenset("a an the of from to on in into".split())
+NAME_DEFINITION = 50  # a reworded name keeps some of its definition's words (token set ratio) ...
+NAME_SAME_STEMS = 30  # ... fewer when only its endings changed (Ending the Turn -> End the Turn)
+
+
+def _stems(name: str) -> frozenset[str]:
+    """A name's words, endings aside: Ending/End, Flipping/Flip, Removed/Remove."""
+    words = re.findall(r"[a-z]+", term_key(name))
+    return frozenset(w for w in (re.sub(r"(?:ing|ed|s|y)$", "", w) for w in words if w not in NAME_STOP) if w)
+
+
+def _common(a: frozenset[str], b: frozenset[str]) -> int:
+    """Words of `a` with a counterpart in `b`, one the start of the other (Control/Controll,
+    Depend/Dependenc; not Attack/Attach)."""
+    return sum(any(x.startswith(y) or y.startswith(x) for y in b) for x in a)
+
+
+def _name_reworded(old, new, o, n, found) -> list[Match]:
+    """A term whose name was reworded (End of Turn Step -> End Step, Flip a Coin -> Flipping a Coin,
+    State-Based Effects -> State-Based Actions): half the words of the two names in common,
+    definitions alike in words, and each the other's best such pairing."""
+    rest, free = _unmatched(o, n, found)
+    stems_n = {j: _stems(new[j].rule_id) for j in free}
+    scores = {}
+    for i in rest:
+        a = _stems(old[i].rule_id)
+        for j in free:
+            b = stems_n[j]
+            common = _common(a, b)
+            if a and b and 2 * common >= len(a) + len(b) - common:
+                words = fuzz.token_set_ratio(score_form(old[i].compare), score_form(new[j].compare))
+                same = common == len(a) == len(b)
+                if words >= (NAME_SAME_STEMS if same else NAME_DEFINITION):
+                    scores[(i, j)] = (common / (len(a) + len(b) - common), words)
+    best_o, best_n = {}, {}
+    for (i, j), score in scores.items():
+        if score > scores.get((i, best_o.get(i)), (0, 0)):
+            best_o[i] = j
+        if score > scores.get((best_n.get(j), j), (0, 0)):
+            best_n[j] = i
+    return [Match(i, j, round(fuzz.ratio(old[i].compare, new[j].compare), 1), "renamed", True)
+            for i, j in sorted(best_o.items()) if best_n.get(j) == i]
 
 
 def _prefix(a: list[str], b: list[str]) -> bool:

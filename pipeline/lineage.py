@@ -85,7 +85,7 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
     if last_complete and last_complete != previous:
         extra_force, extra_forbid = overrides.for_pair(last_complete, edition)
         force, forbid = force | extra_force, forbid | extra_forbid
-    matches, diffs = _aligned(old, records, force, forbid, cache, digests)
+    matches, diffs = _aligned(old, records, force, forbid, cache, digests, complete.get(edition, False))
     lineage_of_new: dict[int, str] = {}
     rows: list[RuleChange] = []
     ended, continued = set(), set()
@@ -144,20 +144,20 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
     return new_known
 
 
-def _aligned(old, new, force, forbid, cache, digests=None):
+def _aligned(old, new, force, forbid, cache, digests=None, whole=True):
     """The pair's matches and {(old, new, method): the field values of that pair's RuleChange, lineage not
     set}, from `cache` (a pipeline.cache.Cache, keyed by the pair's content and the code of this module and
     what it imports) when it holds them. The content is each side's digest (`digests`, a Digests shared
-    by all the pairs of a walk)."""
+    by all the pairs of a walk). `whole`: the new edition is complete (what it lacks has ended)."""
     key = None
     if cache is not None:
         digests = digests or Digests()
-        key = cache.key(json.dumps([digests.of(old), digests.of(new), sorted(force), sorted(forbid)],
+        key = cache.key(json.dumps([digests.of(old), digests.of(new), sorted(force), sorted(forbid), whole],
                                    ensure_ascii=False))
         stored = cache.get(key, lambda v: _decode_pair(v, old, new))
         if stored is not None:
             return stored
-    matches = align(old, new, force, forbid)
+    matches = align(old, new, force, forbid, whole)
     paired = [m for m in matches if m.old is not None and m.new is not None]
     rows = [_unchanged(old[m.old], new[m.new], m) if _same_words(old[m.old], new[m.new])
             else list(_change_values(change_between(old[m.old], new[m.new], "", m))) for m in paired]

@@ -242,3 +242,110 @@ def _decide(flow, primary, own_old, own_new, home) -> Traced:
 
 def _pct(part: float, whole: float) -> float:
     return round(min(100.0, 100.0 * part / whole), 1)
+
+
+# Rules rewritten so far that neither their characters nor their sentences match (101.4 -> 103.4 in
+# July 2009, 711.4 -> 712.8 in 2025), and text absorbed into another rule under new wording
+# (203.1d -> 202.1b), still keep their words: what names things, weighed by rarity.
+REWORDED = 0.75  # share of an ended rule's own words (by rarity) found in one new rule ...
+REWORDED_BACK = 0.5  # ... and of that new rule's words found in it, for the new rule to continue it
+CUT_SHARE, CUT_BACK = 0.25, 0.9  # ... or a new rule made of nothing else: a cut-down of it
+PLACED, PLACED_BACK = 0.6, 0.15  # ... or a new rule where the ended rule sat (its number, its neighbours)
+ABSORBED = 0.8  # share of an ended rule's words found in a rule that continues another: merged into it ...
+GAINED = 0.1  # ... when this share of them was not in that rule's own predecessor already
+HELD_WORDS = 1.5  # the two share the weight of one and a half of the edition's rarest words at least
+RAREST = 5  # candidates share one of the ended rule's rarest words
+BOILERPLATE = 3  # a sentence printed in this many rules says nothing of which rule it is
+
+
+def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], sentences_of: tuple,
+             continuing: dict[int, int | None], home=lambda i, j: False,
+             placed=lambda i, j: False) -> tuple[list, list]:
+    """(continued, merges) for rules that ended with nothing traced: each (old, new, share).
+    `continuing` maps each new rule that continues an old one (or is a split piece: None) to it. A
+    new rule no old rule continues takes the ended rule whose words it holds, when it also consists
+    mostly of them, or is a cut-down of it made of nothing else (less of both when it sits where
+    the ended rule sat: its number, or next to where its neighbour went); a rule that continues
+    another takes it as merged when it holds nearly all of it and got those words from it, not
+    from its own predecessor (stock wording both rules had). Words of boilerplate sentences do not
+    count, and two rules naming different things (rare words each side lacks) are never paired."""
+    uo, un = sentences_of
+    old_words, old_idf, old_rare = _rule_words(uo)
+    new_words, new_idf, new_rare = _rule_words(un)
+    index = defaultdict(set)
+    for j in n:
+        for w in new_words.get(j, ()):
+            index[w].add(j)
+    least = HELD_WORDS * math.log((len(uo) + 1) / 1.5)  # less is not evidence (12 in a full edition)
+    proposals, size = [], {}
+    for i in ended:
+        mine = old_words.get(i)
+        own = _sum(mine, old_idf) if mine else 0.0
+        if own < least:
+            continue
+        rarest = sorted(mine, key=lambda w: (-old_idf.get(w, 0.0), w))[:RAREST]
+        for j in sorted(set().union(*(index.get(w, ()) for w in rarest))):
+            theirs = new_words[j]
+            if (old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine):
+                continue
+            shared = mine & theirs
+            held = _sum(shared, old_idf)
+            if held < least:
+                continue
+            if j not in size:
+                size[j] = _sum(theirs, new_idf) or 1.0
+            back = _sum(shared, new_idf) / size[j]
+            proposals.append((-round(held / own, 3), j in continuing, not home(i, j), -round(back, 3), i, j))
+    continued, done, taken = [], set(), set()
+    for share, merge, _, minus_back, i, j in sorted(proposals):
+        if merge or i in done or j in taken:
+            continue
+        strong = -share >= REWORDED and -minus_back >= REWORDED_BACK
+        cut = -share >= CUT_SHARE and -minus_back >= CUT_BACK  # "Horsemanship is an evasion ability [that ...]"
+        if strong or cut or (-share >= PLACED and -minus_back >= PLACED_BACK and placed(i, j)):
+            continued.append((i, j, _pct(-share, 1.0)))
+            done.add(i)
+            taken.add(j)
+    # A rule that just took an ended rule can take another as merged (107.13, the sun symbol, into
+    # 711.1a), on the same terms as any rule that continues another.
+    continuing = continuing | {j: i for i, j, _ in continued}
+    merges = []
+    for i, j, share in _absorbed(old_words, old_idf, new_words, [p[4:] for p in sorted(proposals)], continuing):
+        if i not in done:
+            merges.append((i, j, share))
+            done.add(i)
+    return continued, merges
+
+
+def _absorbed(old_words, old_idf, new_words, pairs, continuing):
+    """(old, new, share) for each ended rule nearly all of whose words a continuing rule holds and
+    got from it, not from its own predecessor."""
+    for i, j in pairs:
+        if j not in continuing:
+            continue
+        mine = old_words[i]
+        own = _sum(mine, old_idf)
+        shared = mine & new_words[j]
+        before = old_words.get(continuing[j], frozenset())  # what the predecessor said is not evidence
+        held = _sum(shared, old_idf)
+        if held >= ABSORBED * own and _sum(shared - before, old_idf) >= GAINED * own:
+            yield i, j, _pct(held, own)
+
+
+def _sum(words: frozenset[str], idf: dict[str, float]) -> float:
+    """The weight of some words: fsum is exact whatever the (hash) order, and needs no sort."""
+    return math.fsum(idf.get(w, 0.0) for w in words)
+
+
+def _rule_words(units_of: dict[int, list[Unit]]) -> tuple[dict, dict, dict]:
+    """Per rule: the words of its own sentences (not boilerplate printed in three rules or more),
+    each word's weight in the edition (log inverse document frequency, uncapped: the rare words
+    that name things must outweigh the rest), and the rule's rare words."""
+    copies = Counter(u.text for parts in units_of.values() for u in {u.text: u for u in parts}.values())
+    words = {i: frozenset().union(*(u.words for u in parts if copies[u.text] < BOILERPLATE))
+             for i, parts in units_of.items()}
+    df = Counter(w for ws in words.values() for w in ws)
+    n = len(words)
+    idf = {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
+    rare = {i: frozenset().union(*(u.rare for u in parts)) for i, parts in units_of.items()}
+    return words, idf, rare

@@ -1,0 +1,71 @@
+"""Rules rewritten beyond their characters and sentences, text absorbed into another rule, and
+glossary names reworded (issue 10): found by rare words, never on stock wording."""
+import pytest
+
+from pipeline.align import _common, _stems, align
+from test_align import changes_of, edition
+
+FILLER = [  # common wording, so that the words of the rules under test are the rare ones
+    ("100.1", "These rules apply to every game."),
+    ("100.2", "Each player needs a deck of cards."),
+    ("100.3", "A player may play a land card during a main phase of the turn."),
+    ("100.4", "The active player gets priority at the beginning of each step."),
+    ("100.5", "A player who has priority may cast a spell."),
+    ("100.6", "Third, the active player gets priority."),
+    ("100.7", "Third, the active player gets priority."),
+    ("100.8", "Third, the active player gets priority."),
+    ("100.9", "A spell on the stack is not a permanent."),
+]
+MULLIGAN = ("A player who is dissatisfied with an opening hand may mulligan: shuffle that hand into the library and "
+            "draw seven cards.")
+REWRITTEN = ("Each dissatisfied player declares a mulligan; then every player who declared one shuffles the opening "
+             "hand into the library and draws one fewer card than before.")
+NO_COST = "Some objects have no mana cost. This includes all land cards and cards with no mana symbols on them."
+TOKENS = "Tokens have no mana cost unless the effect that creates them specifies otherwise."
+
+
+def test_a_rule_rewritten_beyond_its_sentences_continues():
+    old = edition("2000-01-01", *FILLER, ("101.4", MULLIGAN))
+    new = edition("2001-01-01", *FILLER, ("103.4", REWRITTEN))
+    found, _ = changes_of(old, new)
+    row = found[("101.4", "103.4")]
+    assert row.change == "modified" and row.method == "traced"
+    assert ("101.4", "") not in found and ("", "103.4") not in found
+
+
+def test_text_absorbed_under_new_wording_is_merged():
+    old = edition("2000-01-01", *FILLER, ("202.1", NO_COST), ("202.2", TOKENS))
+    new = edition("2001-01-01", *FILLER, ("202.1", NO_COST[:-1] + ", and tokens (unless the effect creating them "
+                                                   "specifies otherwise)."))
+    found, _ = changes_of(old, new)
+    assert found[("202.2", "202.1")].change == "merged"
+    assert found[("202.1", "202.1")].change == "modified"
+
+
+def test_stock_wording_is_not_absorbed():
+    """A rule that was all boilerplate goes; it is not merged into a rule that said the same already."""
+    old = edition("2000-01-01", *FILLER, ("100.10", "Fourth, the active player gets priority and may cast spells."))
+    new = edition("2001-01-01", *FILLER)
+    found, _ = changes_of(old, new)
+    assert found[("100.10", "")].change == "removed"
+
+
+def test_a_fragment_ends_nothing():
+    """A fragment lacks most rules: what it lacks is not merged into what it holds."""
+    old = edition("2000-01-01", *FILLER, ("202.2", TOKENS))
+    new = edition("2001-01-01", ("202.1", "Some objects have no mana cost: land cards, and tokens "
+                                          "(unless the effect creating them specifies otherwise)."))
+    kinds = {m.method for m in align(old, new, whole=False) if m.old is not None and m.new is not None}
+    assert not kinds & {"merge", "traced"}
+
+
+@pytest.mark.parametrize("a, b, common", [
+    ("Ending the Turn", "End the Turn", 2),
+    ("Flip a Coin", "Flipping a Coin", 2),
+    ("Controlling Another Player's Turn", "Control Another Player's Turn", 4),
+    ("Depend On", "Dependency", 1),
+    ("Attacked", "Attach", 0),  # near miss: attack is not attach
+    ("Instant Type", "Planeswalker Type", 1),  # half of neither name
+])
+def test_names_reworded(a, b, common):
+    assert _common(_stems(a), _stems(b)) == common
