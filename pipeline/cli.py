@@ -210,6 +210,8 @@ def history(rule: str, edition: str | None, as_json: bool, processed: Path):
             click.echo(f"  {v['edition']}  {v['rule_id']:<10}{title} {v['change']}{moved}{note}   "
                        f"[{v['source']} lines {v['lines']}]")
             shown = [v["text"], *v["examples"]] if i == 0 else v["redlines"]  # the first version whole
+            if v["swaps"]:  # typography only: the swaps, not the whole paragraph again
+                shown = [f"typography only: {v['swaps']}"]
             for line in shown if v["change"] != "unchanged" or i == 0 else ():
                 if line:
                     click.echo(_fill(line, "      "))

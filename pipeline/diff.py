@@ -3,6 +3,7 @@ class of each change. Reports render these; nothing here knows about HTML."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from difflib import SequenceMatcher
 
 from rapidfuzz import fuzz
@@ -128,6 +129,17 @@ def redline(a: str, b: str) -> str:
         pos = a1
     out.append(a[pos:])
     return "".join(out)
+
+
+def swaps(old, new) -> str:
+    """A cosmetic change in one line, for terminals: each distinct swap once, with how often it
+    happens ("object's -> object’s ×5, don't -> don’t"), where a whole redlined paragraph would
+    bury five apostrophes in prose that did not change."""
+    pairs = Counter()
+    for a, b in [(old.title, new.title), (old.text, new.text), *zip(old.examples, new.examples)]:
+        for _, _, _, _, _, old_text, new_text in word_ops(a, b):
+            pairs[old_text.strip() or "(space)", new_text.strip() or "(space)"] += 1
+    return ", ".join(f"{a} -> {b}" + (f" ×{n}" if n > 1 else "") for (a, b), n in pairs.items())
 
 
 def redlines(old, new) -> list[str]:

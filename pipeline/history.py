@@ -9,7 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from pipeline import lookup, publish
-from pipeline.diff import redline, redlines
+from pipeline.diff import redline, redlines, swaps
 from pipeline.errors import PipelineError
 
 DATABASE = "crdiff.sqlite"  # pipeline.database.NAME (that module imports numpy)
@@ -88,6 +88,7 @@ def _history(db: sqlite3.Connection, processed: Path, rule_id: str, edition: str
                           "renumbered": bool(step and step.renumbered), "text": r.text, "examples": r.examples,
                           "redline": redline(previous.text, r.text) if previous is not None else "",
                           "redlines": redlines(previous, r) if previous is not None else [],
+                          "swaps": swaps(previous, r) if previous is not None and change == "cosmetic" else "",
                           "lines": f"{r.line_start}-{r.line_end}",
                           "commentary": sorted({c.rule_id for c in cited if c.lineage_id == lineage})})
             previous = r

@@ -142,6 +142,15 @@ def test_history_shows_every_change_and_when_each_lineage_had_the_number(archive
     assert "[3/3] lineage 2020-06-01:212.1b: 212.1b in 2020-06-01, now 213.1b" in many
 
 
+@needs_archive
+def test_history_shows_a_typography_change_as_its_swaps(archive_run):
+    _, processed = archive_run
+    lines = invoke("history", "212.1b", "--edition", "2003-10-01", "--processed", processed).output.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  2005-10-01  212.1b     cosmetic"))
+    assert lines[at + 1].strip() == "typography only: object's -> object’s ×5, don't -> don’t, doesn't -> doesn’t"
+    assert lines[at + 2].startswith("  2006-07-15  212.1b     cosmetic")  # not the paragraph again
+
+
 def test_terminal_lines_are_not_broken_inside_hyphenated_words(tmp_path):
     url = " ".join(f"see-rules-documents-{i}" for i in range(12))
     (tmp_path / "a.txt").write_text(HEAD.format("May 1, 2009") + f"100.1. The rules of most tournaments, {url}.\n",
