@@ -130,6 +130,9 @@ def identify_files(paths: list[Path], processed: Path, fmt: str | None = None) -
     from pipeline.segment import ParagraphCache, segment
     from pipeline.sources import ADAPTERS
 
+    for path in paths:  # a pipe would be waited on for ever
+        if not path.is_file():
+            raise PipelineError("not a regular file (a pipe, socket or device)", path=path)
     texts = read_processed(processed)
     docs = []
     for path in paths:

@@ -115,3 +115,15 @@ def test_manifest_edition_auto(tmp_path):
         edition, warnings = dated[SEEDS[key]]
         assert edition == "2006-07-15" and any("edition auto: its" in w for w in warnings)
     assert {r.edition for r in result.rules if SEEDS["001"] in r.source} == {"2006-07-15"}
+
+
+def test_identify_refuses_a_pipe_rather_than_waiting_on_it(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from conftest import ROOT
+    os.mkfifo(tmp_path / "fifo")
+    done = subprocess.run([sys.executable, "-m", "pipeline", "identify", "--processed", str(tmp_path),
+                           str(tmp_path / "fifo")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == f"Error: {tmp_path / 'fifo'}: not a regular file (a pipe, socket or device)\n"
