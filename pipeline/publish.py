@@ -140,8 +140,8 @@ def recover(folder: Path) -> None:
     if (stage / COMMITTED).exists() and (stage / LISTING).exists():
         apply(folder)
     shutil.rmtree(stage, ignore_errors=True)
-    for sub in ("", *PAGE_FOLDERS, ".cache"):
-        for tmp in (folder / sub).glob(".*.tmp") if (folder / sub).is_dir() else ():
+    for tmp in folder.rglob(".*.tmp"):  # write_atomic's names, in any sub-folder (.stages, rules/, ...)
+        if tmp.is_file():
             tmp.unlink(missing_ok=True)
 
 
