@@ -189,6 +189,7 @@ def test_disk_full_names_the_file(tmp_path, monkeypatch):
     result = invoke("run", "--raw", RAW, "--processed", tmp_path / "p", "--no-reports", "-q")
     assert result.exit_code == 1
     assert result.output == f"Error: {tmp_path / 'p/.staging/rules.csv'}: cannot write: No space left on device\n"
+    assert not (tmp_path / "p/.staging").exists()  # what the failed run wrote is freed, not left filling the disk
     with pytest.raises(PipelineError):
         store.write_atomic(tmp_path / "p/.rules.csv.x", "x")
 
