@@ -193,6 +193,23 @@ def _check_single_edition(text: str, path: Path) -> None:
     if len(dates) > 1 and len(FIRST_RULE_ANYWHERE.findall(normalize_newlines(text))) > 1:
         where = ", ".join(f"{d} at line {n}" for d, n in dates.items())
         raise SourceError(f"holds {len(dates)} editions ({where}): split it into one file per edition", path=path)
+    again = _opening_again(text)
+    if again:
+        raise SourceError(f"holds the same edition twice (it starts again at line {again}): keep one copy", path=path)
+
+
+def _opening_again(text: str, size: int = 3) -> int | None:
+    """The line where the file's first `size` non-blank lines (title, effective date, 'Introduction')
+    appear again, one after another: a second copy of the edition. None when they do not."""
+    lines = [(no, line.strip().lstrip("\ufeff").strip())
+             for no, line in enumerate(LINE_BREAK.split(text), 1) if line.strip().lstrip("\ufeff").strip()]
+    opening = [line for _, line in lines[:size]]
+    if len(opening) < size:
+        return None
+    for i in range(size, len(lines) - size + 1):
+        if lines[i][1] == opening[0] and [line for _, line in lines[i:i + size]] == opening:
+            return lines[i][0]
+    return None
 
 
 def _date_statements(text: str):

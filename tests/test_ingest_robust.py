@@ -98,6 +98,18 @@ def test_several_editions_in_one_file_are_refused_with_that_reason(tmp_path):
 
 
 @needs_archive
+@pytest.mark.parametrize("index", [5, 10])  # a plain ASCII edition, and one with a byte-order mark
+def test_one_edition_twice_in_one_file_is_refused_with_that_reason(tmp_path, index):
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    data = archive_files()[index].read_bytes()
+    (corpus / "twice.txt").write_bytes(data + b"\r\n" + data)  # was read as one edition, the copy as "credits"
+    (rejection,) = ingest(RAW, [corpus]).rejections
+    assert rejection.reason.startswith("holds the same edition twice (it starts again at line ")
+    assert rejection.reason.endswith("): keep one copy")
+
+
+@needs_archive
 def test_same_file_names_in_two_corpora_get_unique_ids_and_pages(tmp_path):
     for folder, source in (("a", archive_files()[0]), ("b", archive_files()[1])):
         (tmp_path / folder).mkdir()
