@@ -20,6 +20,7 @@ from tqdm import tqdm
 from pipeline import datapackage, export, publish, stored
 from pipeline.cache import Cache, code_hash
 from pipeline.database import Database
+from pipeline.errors import PipelineError
 from pipeline.fetch_lock import LOCK_NAME
 from pipeline.identify import resolve_auto
 from pipeline.overrides import read_overrides
@@ -112,6 +113,7 @@ def run_report(processed: Path, reports: Path, quiet: bool = False) -> list[Path
     """The reports alone, from the published tables (through the typed loader) and the stored
     cleaned sources (for the line-by-line source pages), tagged with their run id."""
     from pipeline import report
+    _separate(processed, reports)
     with publish.locked(reports):
         rid = publish.verify(processed, [f"{name}.parquet" for name in report.NEEDED])
         docs = stored.load_ingested(processed).docs if (processed / stored.FOLDER / "ingest.json.gz").exists() else []
@@ -286,10 +288,19 @@ def up_to_date(processed: Path, reports: Path | None, stamp: str) -> bool:
         (reports is None or publish.intact(reports, recorded.get("reports") or {}))
 
 
+def _separate(processed: Path, reports: Path) -> None:
+    """Pages published into the processed folder would replace its listing and so delete every table."""
+    if processed.resolve() == reports.resolve():
+        raise PipelineError("--reports is the --processed folder: the pages would replace the datasets; "
+                            "give the reports a folder of their own", path=reports)
+
+
 def run_all(raw: Path, corpora: list[Path], processed: Path, reports: Path | None, quiet: bool = False,
             use_cache: bool = True) -> Result | None:
     """The whole job, published all or nothing under a lock. With the cache on, a run whose inputs,
     code and outputs are unchanged does nothing and returns None."""
+    if reports is not None:
+        _separate(processed, reports)
     with publish.locked(processed, *([reports] if reports is not None else [])):
         rid = inputs_fingerprint(raw, corpora)
         stamp = hashlib.sha256(f"{rid}\0{reports.resolve() if reports else ''}".encode()).hexdigest()

@@ -220,3 +220,15 @@ def test_orphan_temporary_files_are_removed_from_every_output_folder(tmp_path):
     mine.write_text("the user's")
     assert run(tmp_path).exit_code == 0
     assert [o for o in orphans if o.exists()] == [] and mine.exists()
+
+
+@pytest.mark.parametrize("command", [["report"], ["run", "--raw", RAW]])
+def test_reports_into_the_processed_folder_are_refused_before_anything_is_written(tmp_path, command):
+    assert run(tmp_path, reports=False).exit_code == 0
+    before = sorted(p.name for p in (tmp_path / "p").iterdir())
+    result = invoke(*command, "--processed", tmp_path / "p", "--reports", tmp_path / "p", "-q")
+    assert result.exit_code == 1  # `report` published its pages over the tables, deleting every dataset
+    assert result.output == (f"Error: {tmp_path / 'p'}: --reports is the --processed folder: the pages would "
+                             "replace the datasets; give the reports a folder of their own\n")
+    assert sorted(p.name for p in (tmp_path / "p").iterdir()) == before
+    assert invoke("history", "205.1a", "--processed", tmp_path / "p").exit_code == 0
