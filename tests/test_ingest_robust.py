@@ -109,6 +109,22 @@ def test_one_edition_twice_in_one_file_is_refused_with_that_reason(tmp_path, ind
     assert rejection.reason.endswith("): keep one copy")
 
 
+def test_source_ids_of_long_file_names_fit_a_page_name():
+    long, undecodable = "a" * 248 + ".pdf", os.fsdecode(b"\xff" * 200 + b".txt")  # both legal names
+    ids = source_ids([Path("c") / long, Path("d") / long, Path("c") / undecodable])
+    assert all(len(f"{sid}.html".encode()) <= 255 for sid in ids.values())  # a page per source
+    assert len(set(ids.values())) == 3 and ids[Path("c") / long].startswith("a" * 100)
+
+
+@needs_archive
+def test_a_long_file_name_does_not_stop_the_reports(tmp_path):
+    (tmp_path / "c").mkdir()
+    shutil.copy(archive_files()[0], tmp_path / "c" / ("a" * 248 + ".txt"))  # the page name was too long
+    result = invoke("run", "--raw", RAW, "--corpus", tmp_path / "c", "--processed", tmp_path / "p",
+                    "--reports", tmp_path / "r", "-q")
+    assert result.exit_code == 0, result.output
+
+
 @needs_archive
 def test_same_file_names_in_two_corpora_get_unique_ids_and_pages(tmp_path):
     for folder, source in (("a", archive_files()[0]), ("b", archive_files()[1])):
