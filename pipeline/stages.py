@@ -191,11 +191,12 @@ def _align(result: Result, overrides, cache_file: Path | None, quiet: bool) -> s
 def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, quiet: bool) -> Result:
     """Every stage into `out` (a staging folder), each stage's stored output included, so the
     stages after it can also be run alone later; caches in `cache_file`."""
+    overrides = read_overrides(raw)  # a mistake in it is said before the long stages, not after
     result = _ingest(raw, corpora, quiet)
     stored.save_ingested(out, result.ingested)
     _segment(result, cache_file, quiet)
     stored.save_segmented(out, result.rules, result.editions)
-    aligned = _align(result, read_overrides(raw), cache_file, quiet)
+    aligned = _align(result, overrides, cache_file, quiet)
     stored.save_aligned(out, aligned)
     _export(result, aligned, out)
     return result

@@ -203,6 +203,20 @@ def test_a_manifest_that_is_not_utf8_is_one_line_error(tmp_path):
                              "save it as UTF-8\n")
 
 
+def test_overrides_that_are_not_utf8_are_one_line_error(tmp_path):
+    raw = tmp_path / "raw"
+    shutil.copytree(RAW, raw)
+    overrides = raw / "overrides.toml"
+    data = overrides.read_bytes() + b"# caf\xe9\n"
+    overrides.write_bytes(data)
+    result = invoke("run", "--raw", raw, "--processed", tmp_path / "p", "--no-reports", "-q")
+    assert result.exit_code == 1  # was a UnicodeDecodeError traceback, after ingest and segment
+    at = data.index(b"\xe9")
+    line = data[:at].count(b"\n") + 1
+    assert result.output == (f"Error: {overrides}:{line}: not UTF-8 (byte {at} is 0xe9); "
+                             "save it as UTF-8\n")
+
+
 def test_disk_full_names_the_file(tmp_path, monkeypatch):
     real = os.fdopen
 
