@@ -86,6 +86,8 @@ def _entry(item: dict, raw: Path, path: Path, text: str, line: int) -> Entry:
     for key in REQUIRED:
         if key not in item:
             fail(f"missing key {key!r}")
+        if isinstance(item[key], date):  # TOML's own date type: `edition = 2008-03-17`
+            fail(f"{key!r} must be quoted: {key} = \"{item[key].isoformat()}\"", key)
         if not isinstance(item[key], str) or not item[key].strip():
             fail(f"{key!r} must be a non-empty string", key)
     file = raw / item["file"]

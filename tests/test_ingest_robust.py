@@ -175,6 +175,8 @@ def test_everything_in_a_corpus_folder_that_is_not_read_is_listed_with_why(tmp_p
     ('edition = "2006-07-15..2007-04-30"', 'edition = "2007-04-30..2006-07-15"',
      "edition '2007-04-30..2006-07-15': the range ends before it starts"),
     ('language = "en"', 'language = "xx"', "unknown language 'xx'; known (ISO 639-1): en, ru, uk"),
+    # TOML reads an unquoted date as a date: was "'edition' must be a non-empty string"
+    ('edition = "2008-03-17"', 'edition = 2008-03-17', "'edition' must be quoted: edition = \"2008-03-17\""),
 ])
 def test_the_manifest_is_validated_strictly(tmp_path, old, new, message):
     raw = tmp_path / "raw"
