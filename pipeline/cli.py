@@ -161,7 +161,8 @@ def run(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, no
 @click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0, show_default=True,
               help="Seconds to wait for a connection or for data.")
 @click.option("--retries", type=click.IntRange(0, 10), default=4, show_default=True,
-              help="Tries after the first, with back-off (Retry-After honoured on 429 and 503).")
+              help="Tries after the first, with back-off (Retry-After honoured on 429 and 503, up to 600 s; "
+                   "a longer one fails that file until the next run).")
 @quiet_option
 @friendly_errors
 def fetch_(into: Path, rules_page: str, cdx: str, wayback: str, since, formats: str, delay: float, timeout: float,

@@ -3,6 +3,7 @@ retries with back-off (urllib3's Retry, which honours Retry-After on 429 and 503
 streams a download into a temporary file that never outlives a failure."""
 from __future__ import annotations
 
+import email.utils
 import hashlib
 import os
 import tempfile
@@ -13,6 +14,7 @@ from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
 USER_AGENT = ("crdiff-fetch/0.1 (archives the Magic: The Gathering Comprehensive Rules editions; "
@@ -20,6 +22,7 @@ USER_AGENT = ("crdiff-fetch/0.1 (archives the Magic: The Gathering Comprehensive
 RETRY_STATUSES = (429, 500, 502, 503, 504)
 PART_PREFIX = ".fetch-"  # temporary downloads: .fetch-<random>.part, removed on failure or at start
 MAX_BYTES = 64 * 1024 * 1024  # the biggest edition (a 300-page PDF) is a few MB
+MAX_WAIT = 600  # seconds: a longer Retry-After fails that address (tried again next run) instead of holding the run
 
 
 class HttpFailure(Exception):
@@ -31,6 +34,16 @@ class HttpFailure(Exception):
         self.reason = reason
         self.permanent = permanent
         self.retried = retried  # urllib3 already retried it: not worth another round
+
+
+class PatientRetry(Retry):
+    """urllib3's Retry, except that an answer whose Retry-After asks for more than MAX_WAIT seconds
+    is not waited for: it is returned as it is (a 429 or 503), and reported."""
+
+    def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):
+        if response is not None and asked_wait(response.headers.get("Retry-After")) > MAX_WAIT:
+            raise MaxRetryError(_pool, url, "Retry-After too long")  # urllib3 then returns the answer
+        return super().increment(method, url, response, error, _pool, _stacktrace)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +63,7 @@ class Client:
     _last: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self):
-        retry = Retry(total=self.retries, connect=self.retries, read=self.retries, status=self.retries,
+        retry = PatientRetry(total=self.retries, connect=self.retries, read=self.retries, status=self.retries,
                       status_forcelist=RETRY_STATUSES, allowed_methods=frozenset({"GET"}),
                       backoff_factor=self.backoff, respect_retry_after_header=True, raise_on_status=False)
         self.session = requests.Session()
@@ -121,8 +134,8 @@ class Client:
             response.close()
             # 408 and the retried statuses may pass; other client errors (404, 410, 403) will not
             permanent = 400 <= response.status_code < 500 and response.status_code not in (408, 429)
-            raise HttpFailure(f"HTTP {response.status_code} {response.reason or ''}".strip(), permanent=permanent,
-                              retried=response.status_code in RETRY_STATUSES)
+            raise HttpFailure(f"HTTP {response.status_code} {response.reason or ''}".strip() + _too_long(response),
+                              permanent=permanent, retried=response.status_code in RETRY_STATUSES)
         return response
 
     def _wait(self, url: str) -> None:
@@ -131,6 +144,23 @@ class Client:
             pause = last + self.delay - time.monotonic()
             if pause > 0:
                 time.sleep(pause)
+
+
+def _too_long(response: requests.Response) -> str:
+    """Why an answer asking to be retried was not: its Retry-After is longer than a run waits."""
+    wait = asked_wait(response.headers.get("Retry-After")) if response.status_code in (429, 503) else 0
+    return (f" (the server asks to wait {wait:.0f} s, more than the {MAX_WAIT} s a run waits: run again later)"
+            if wait > MAX_WAIT else "")
+
+
+def asked_wait(value: str | None) -> float:
+    """Seconds a Retry-After header asks for (a number, or an HTTP date); 0 if none or unreadable.
+    Read here, not by urllib3, whose newer versions cap it (at six hours)."""
+    value = (value or "").strip()
+    if value.isdigit():
+        return float(value)
+    when = email.utils.parsedate_tz(value) if value else None
+    return max(email.utils.mktime_tz(when) - time.time(), 0.0) if when else 0.0
 
 
 def _short(error: Exception) -> str:

@@ -35,34 +35,48 @@ def edition_texts(rules: list[Rule], complete: set[str]) -> Texts:
     out: Texts = {e: {} for e in sorted(complete)}
     for r in rules:
         if r.edition in complete and r.occurrence == 1 and r.kind not in SKIPPED:
-            out[r.edition][r.rule_id] = (r.compare, tuple(compare_form(e) for e in r.examples))
+            examples = tuple(words(compare_form(e)) for e in r.examples)
+            out[r.edition][key(r.rule_id, r.kind)] = (words(r.compare), examples)
     return out
+
+
+def key(rule_id: str, kind: str) -> str:
+    """How a rule is looked up across editions and formats: its number, or a glossary term folded
+    as its text is ('"As though"' in one edition's TXT is '“As though”' in its PDF and the next TXT)."""
+    return compare_form(rule_id) if kind == "glossary" else rule_id
 
 
 def window(fragment: list[Rule], texts: Texts) -> Window:
     """The complete editions that hold every rule of `fragment` with the same words, contiguous
-    or not (a rule reverted to older words matches again)."""
+    or not (a rule reverted to older words matches again). A rule number given twice (two files)
+    must match with both texts."""
     wanted = [r for r in fragment if r.kind not in SKIPPED]
     if not wanted:
         raise PipelineError("the fragment holds no numbered rule to compare")
-    alone = {r.rule_id: [] for r in wanted}
-    for edition, table in texts.items():
-        for r in wanted:
-            if _agrees(r, table.get(r.rule_id)):
-                alone[r.rule_id].append(edition)
-    matching = set.intersection(*(set(e) for e in alone.values()))
+    alone: dict[str, set[str]] = {}
+    for r in wanted:
+        agree = {edition for edition, table in texts.items() if _agrees(r, table.get(key(r.rule_id, r.kind)))}
+        alone[r.rule_id] = alone[r.rule_id] & agree if r.rule_id in alone else agree
+    matching = set.intersection(*alone.values())
     editions = tuple(e for e in texts if e in matching)
-    return Window(editions, len(wanted), {} if editions else {k: tuple(v) for k, v in alone.items()})
+    misses = {k: tuple(e for e in texts if e in v) for k, v in alone.items()}
+    return Window(editions, len(wanted), {} if editions else misses)
 
 
 def _agrees(r: Rule, theirs: tuple[str, tuple[str, ...]] | None) -> bool:
     if theirs is None:
         return False
     compare, examples = theirs
-    ours = tuple(compare_form(e) for e in r.examples)
+    text, ours = words(r.compare), tuple(words(compare_form(e)) for e in r.examples)
     if "partial" in r.flags or "truncated" in r.flags:
-        return r.compare in compare and all(any(e in t for t in examples) for e in ours)
-    return r.compare == compare and ours == examples
+        return text in compare and all(any(e in t for t in examples) for e in ours)
+    return text == compare and ours == examples
+
+
+def words(text: str) -> str:
+    """A text's words with single spaces: where a definition's paragraphs break (a PDF has no blank
+    lines to go by) does not change its words."""
+    return " ".join(text.split())
 
 
 def read_processed(processed: Path) -> Texts:
@@ -76,8 +90,8 @@ def read_processed(processed: Path) -> Texts:
     for row in load.rows(processed, "rules", only=["edition", "rule_id", "kind", "occurrence", "title", "text",
                                                   "examples"]):
         if row["edition"] in complete and row["occurrence"] == 1 and row["kind"] not in SKIPPED:
-            out[row["edition"]][row["rule_id"]] = (compare_form(row["text"] or row["title"]),
-                                                   tuple(compare_form(e) for e in row["examples"]))
+            out[row["edition"]][key(row["rule_id"], row["kind"])] = (
+                words(compare_form(row["text"] or row["title"])), tuple(words(compare_form(e)) for e in row["examples"]))
     return out
 
 
@@ -116,6 +130,9 @@ def identify_files(paths: list[Path], processed: Path, fmt: str | None = None) -
     from pipeline.segment import ParagraphCache, segment
     from pipeline.sources import ADAPTERS
 
+    for path in paths:  # a pipe would be waited on for ever
+        if not path.is_file():
+            raise PipelineError("not a regular file (a pipe, socket or device)", path=path)
     texts = read_processed(processed)
     docs = []
     for path in paths:

@@ -22,6 +22,9 @@ IGNORED = {MANIFEST_NAME, "README.md", "overrides.toml", LOCK_NAME}
 
 
 CONTAINER_SUFFIXES = (".pdf", ".docx", ".rtf", ".doc")  # ids keep these: a PDF beside its TXT twin
+# A source's page is reports/sources/<id>.html, and file names stop at 255 bytes (U+FFFD, in place of an
+# undecodable byte, takes three): longer ids are cut and given the hash suffix.
+MAX_ID_BYTES = 120
 MAX_LINE = 1_000_000  # characters: spaCy's max_length; no rules text has a line near this long
 NOT_SOURCES = {"README.md": "documentation", "manifest.toml": "a manifest is only read in --raw",
                "overrides.toml": "overrides are only read in --raw"}
@@ -92,8 +95,9 @@ def _not_read(path: Path, in_raw: bool, seen: set[Path]) -> str | None:
 def source_ids(paths: list[Path]) -> dict[Path, str]:
     """A unique, stable id per file: its name without extension, unless that is not valid UTF-8,
     holds control characters, or an earlier file (raw/ first, then each --corpus in order) already
-    has it (compared ignoring case, as some file systems do); then '-' and the first 8 hex digits of
-    the SHA-256 of the file's full path are added (undecodable bytes shown as U+FFFD)."""
+    has it (compared ignoring case, as some file systems do), or is longer than MAX_ID_BYTES; then it
+    is cut to fit, and '-' and the first 8 hex digits of the SHA-256 of the file's full path are added
+    (undecodable bytes shown as U+FFFD)."""
     ids: dict[Path, str] = {}
     taken: set[str] = set()
     for path in paths:
@@ -101,12 +105,17 @@ def source_ids(paths: list[Path]) -> dict[Path, str]:
         stem = os.fsencode(name).decode("utf-8", "replace")
         clean = "".join(ch if ch.isprintable() else "\ufffd" for ch in stem) or "_"
         sid = clean
-        if clean != name or clean.casefold() in taken:
+        if clean != name or clean.casefold() in taken or len(clean.encode("utf-8")) > MAX_ID_BYTES:
             suffix = hashlib.sha256(os.fsencode(path.absolute())).hexdigest()[:8]
-            sid = f"{clean}-{suffix}"
+            sid = f"{_cut(clean, MAX_ID_BYTES - len(suffix) - 1)}-{suffix}"
         taken.add(sid.casefold())
         ids[path] = sid
     return ids
+
+
+def _cut(text: str, n_bytes: int) -> str:
+    """The longest start of `text` whose UTF-8 takes at most `n_bytes`."""
+    return text.encode("utf-8")[:n_bytes].decode("utf-8", "ignore")
 
 
 def read_source(path: Path, entry: Entry | None, data: bytes | None = None, source_id: str | None = None) -> SourceDoc:
@@ -193,6 +202,23 @@ def _check_single_edition(text: str, path: Path) -> None:
     if len(dates) > 1 and len(FIRST_RULE_ANYWHERE.findall(normalize_newlines(text))) > 1:
         where = ", ".join(f"{d} at line {n}" for d, n in dates.items())
         raise SourceError(f"holds {len(dates)} editions ({where}): split it into one file per edition", path=path)
+    again = _opening_again(text)
+    if again:
+        raise SourceError(f"holds the same edition twice (it starts again at line {again}): keep one copy", path=path)
+
+
+def _opening_again(text: str, size: int = 3) -> int | None:
+    """The line where the file's first `size` non-blank lines (title, effective date, 'Introduction')
+    appear again, one after another: a second copy of the edition. None when they do not."""
+    lines = [(no, line.strip().lstrip("\ufeff").strip())
+             for no, line in enumerate(LINE_BREAK.split(text), 1) if line.strip().lstrip("\ufeff").strip()]
+    opening = [line for _, line in lines[:size]]
+    if len(opening) < size:
+        return None
+    for i in range(size, len(lines) - size + 1):
+        if lines[i][1] == opening[0] and [line for _, line in lines[i:i + size]] == opening:
+            return lines[i][0]
+    return None
 
 
 def _date_statements(text: str):

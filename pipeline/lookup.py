@@ -3,6 +3,7 @@ normalised ("CR 205.1a", "205.1a.", "205.1A", "rule 205.1a" -> "205.1a"), near m
 and a date that is not an edition resolved to the edition in force on that date."""
 from __future__ import annotations
 
+import datetime
 import difflib
 import re
 from collections.abc import Iterable
@@ -39,6 +40,10 @@ def in_force(date: str, editions: list[str]) -> str:
     """The edition in force on `date`: the latest one effective on or before it."""
     if not DATE.match(date):
         raise PipelineError(f"{date!r} is not a date (YYYY-MM-DD); editions: {', '.join(editions)}")
+    try:
+        datetime.date.fromisoformat(date)
+    except ValueError:
+        raise PipelineError(f"{date!r} is not a real date (YYYY-MM-DD); editions: {', '.join(editions)}") from None
     earlier = [e for e in sorted(editions) if e <= date]
     if not earlier:
         raise PipelineError(f"no edition was in force on {date}: the first is {min(editions)}; "

@@ -42,12 +42,7 @@ def read_manifest(raw: Path) -> dict[Path, Entry]:
     path = raw / MANIFEST_NAME
     if not path.exists():
         return {}
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ManifestError(f"not UTF-8 (byte {e.start} is 0x{data[e.start]:02x}); save it as UTF-8",
-                            path=path, line=data[:e.start].count(b"\n") + 1) from None
+    text = read_utf8(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -70,6 +65,16 @@ def read_manifest(raw: Path) -> dict[Path, Entry]:
     return entries
 
 
+def read_utf8(path: Path) -> str:
+    """A settings file's text; not UTF-8 is one ManifestError naming the line of the first bad byte."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ManifestError(f"not UTF-8 (byte {e.start} is 0x{data[e.start]:02x}); save it as UTF-8",
+                            path=path, line=data[:e.start].count(b"\n") + 1) from None
+
+
 def _entry(item: dict, raw: Path, path: Path, text: str, line: int) -> Entry:
     def fail(message: str, key: str | None = None):
         at = _key_line(text, key, line) if key else line
@@ -81,6 +86,8 @@ def _entry(item: dict, raw: Path, path: Path, text: str, line: int) -> Entry:
     for key in REQUIRED:
         if key not in item:
             fail(f"missing key {key!r}")
+        if isinstance(item[key], date):  # TOML's own date type: `edition = 2008-03-17`
+            fail(f"{key!r} must be quoted: {key} = \"{item[key].isoformat()}\"", key)
         if not isinstance(item[key], str) or not item[key].strip():
             fail(f"{key!r} must be a non-empty string", key)
     file = raw / item["file"]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.errors import ManifestError
-from pipeline.manifest import _key_line
+from pipeline.manifest import _key_line, read_utf8
 
 OVERRIDES_NAME = "overrides.toml"
 KEYS = ("from", "to", "old", "new", "note")
@@ -26,7 +26,7 @@ def read_overrides(raw: Path) -> Overrides:
     path = raw / OVERRIDES_NAME
     if not path.exists():
         return Overrides()
-    text = path.read_text(encoding="utf-8")
+    text = read_utf8(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

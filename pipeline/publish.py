@@ -49,7 +49,19 @@ def locked(*folders: Path):
             f.flush()
             recover(folder)
             stack.callback(_release, f)
-        yield
+        try:
+            yield
+        except BaseException:  # a failed run (disk full, an error, Ctrl-C) frees what it staged
+            for folder in folders:
+                drop_uncommitted(folder)
+            raise
+
+
+def drop_uncommitted(folder: Path) -> None:
+    """Delete a staging folder that was never committed (a committed one is the next run's to finish)."""
+    stage = folder / STAGING
+    if stage.is_dir() and not (stage / COMMITTED).exists():
+        shutil.rmtree(stage, ignore_errors=True)
 
 
 def _release(f) -> None:
@@ -140,8 +152,8 @@ def recover(folder: Path) -> None:
     if (stage / COMMITTED).exists() and (stage / LISTING).exists():
         apply(folder)
     shutil.rmtree(stage, ignore_errors=True)
-    for sub in ("", *PAGE_FOLDERS, ".cache"):
-        for tmp in (folder / sub).glob(".*.tmp") if (folder / sub).is_dir() else ():
+    for tmp in folder.rglob(".*.tmp"):  # write_atomic's names, in any sub-folder (.stages, rules/, ...)
+        if tmp.is_file():
             tmp.unlink(missing_ok=True)
 
 

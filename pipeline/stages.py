@@ -20,6 +20,7 @@ from tqdm import tqdm
 from pipeline import datapackage, export, publish, stored
 from pipeline.cache import Cache, code_hash
 from pipeline.database import Database
+from pipeline.errors import PipelineError
 from pipeline.fetch_lock import LOCK_NAME
 from pipeline.identify import resolve_auto
 from pipeline.overrides import read_overrides
@@ -112,6 +113,7 @@ def run_report(processed: Path, reports: Path, quiet: bool = False) -> list[Path
     """The reports alone, from the published tables (through the typed loader) and the stored
     cleaned sources (for the line-by-line source pages), tagged with their run id."""
     from pipeline import report
+    _separate(processed, reports)
     with publish.locked(reports):
         rid = publish.verify(processed, [f"{name}.parquet" for name in report.NEEDED])
         docs = stored.load_ingested(processed).docs if (processed / stored.FOLDER / "ingest.json.gz").exists() else []
@@ -190,11 +192,12 @@ def _align(result: Result, overrides, cache_file: Path | None, quiet: bool) -> s
 def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, quiet: bool) -> Result:
     """Every stage into `out` (a staging folder), each stage's stored output included, so the
     stages after it can also be run alone later; caches in `cache_file`."""
+    overrides = read_overrides(raw)  # a mistake in it is said before the long stages, not after
     result = _ingest(raw, corpora, quiet)
     stored.save_ingested(out, result.ingested)
     _segment(result, cache_file, quiet)
     stored.save_segmented(out, result.rules, result.editions)
-    aligned = _align(result, read_overrides(raw), cache_file, quiet)
+    aligned = _align(result, overrides, cache_file, quiet)
     stored.save_aligned(out, aligned)
     _export(result, aligned, out)
     return result
@@ -287,10 +290,19 @@ def up_to_date(processed: Path, reports: Path | None, stamp: str) -> bool:
         (reports is None or publish.intact(reports, recorded.get("reports") or {}))
 
 
+def _separate(processed: Path, reports: Path) -> None:
+    """Pages published into the processed folder would replace its listing and so delete every table."""
+    if processed.resolve() == reports.resolve():
+        raise PipelineError("--reports is the --processed folder: the pages would replace the datasets; "
+                            "give the reports a folder of their own", path=reports)
+
+
 def run_all(raw: Path, corpora: list[Path], processed: Path, reports: Path | None, quiet: bool = False,
             use_cache: bool = True) -> Result | None:
     """The whole job, published all or nothing under a lock. With the cache on, a run whose inputs,
     code and outputs are unchanged does nothing and returns None."""
+    if reports is not None:
+        _separate(processed, reports)
     with publish.locked(processed, *([reports] if reports is not None else [])):
         rid = inputs_fingerprint(raw, corpora)
         stamp = hashlib.sha256(f"{rid}\0{reports.resolve() if reports else ''}".encode()).hexdigest()

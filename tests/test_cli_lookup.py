@@ -41,6 +41,13 @@ def test_suggestions_and_edition_in_force():
         lookup.in_force("2001-01-01", editions)
 
 
+@pytest.mark.parametrize("day", ["2008-13-45", "2010-02-30", "2010-00-10"])
+def test_an_impossible_date_is_no_date_in_force(day):
+    # compare, history --edition and cite took 2099-13-45 for "the edition in force then"
+    with pytest.raises(Exception, match=f"^'{day}' is not a real date \\(YYYY-MM-DD\\); editions: 2003-10-01$"):
+        lookup.in_force(day, ["2003-10-01"])
+
+
 def _files(tmp_path):
     (tmp_path / "a.txt").write_text(HEAD.format("May 1, 2009") + "100.1. A player may play a card from his or her "
                                     "hand.\nExample: A player plays a land.\n\n100.2. Each game has a winner.\n\n"

@@ -381,3 +381,23 @@ def test_a_503_with_retry_after_is_waited_for(tmp_path):
     assert len(times) == 2 and times[1] - times[0] >= 0.9
     assert summary.fetched == ["cr-2026-01-16-txt.txt (edition read from the text)"]
     assert (tmp_path / "cr-2026-01-16-txt.txt").read_bytes() == edition("2026-01-16.txt")
+
+
+def test_a_retry_after_longer_than_the_longest_wait_fails_that_file_at_once(tmp_path):
+    import threading
+    site = Site()
+    site.routes["/rules"] = Route(b'<a href="/MagicCompRules_20260116.txt">x</a><a href="/MagicCompRules_20250606.txt">'
+                                  b'y</a>', content_type="text/html")
+    site.routes["/MagicCompRules_20260116.txt"] = Route(edition("2026-01-16.txt"), fault="429", retry_after=86400)
+    site.routes["/MagicCompRules_20250606.txt"] = Route(edition("2025-06-06.txt"))
+    found = {}
+    with Server(site) as server:  # a server asking for a day's pause must not hold the run for a day
+        worker = threading.Thread(target=lambda: found.setdefault("summary", fetch(
+            tmp_path, client(), rules_page=f"{server.base}/rules", cdx="", wayback="")), daemon=True)
+        worker.start()
+        worker.join(timeout=20)
+    assert not worker.is_alive(), "fetch is still waiting for the Retry-After"
+    assert found["summary"].failed == [(f"{server.base}/MagicCompRules_20260116.txt",
+                                        "HTTP 429 Too Many Requests (the server asks to wait 86400 s, more than "
+                                        "the 600 s a run waits: run again later)")]
+    assert found["summary"].fetched == ["cr-2025-06-06-txt.txt (edition read from the text)"]

@@ -36,6 +36,37 @@ def test_window(fragment, expected):
     assert bool(found.misses) == (not expected)
 
 
+def glossary(term, text, edition=""):
+    return Rule(edition, "x", term, "glossary", "", "", text, text)
+
+
+def test_a_glossary_term_is_found_whatever_its_quotes():
+    # 2003-10-01.txt prints '"As though"' and "Isn't"; its PDF (and later TXTs) “As though” and Isn’t
+    texts = edition_texts([glossary('"As though"', "Text of as though.", "2003"),
+                           glossary("Attacks and Isn't Blocked", "An attacking creature.", "2003"),
+                           glossary("“As though”", "Other words.", "2005")], {"2003", "2005"})
+    found = window([glossary("“As though”", "Text of as though."),
+                    glossary("Attacks and Isn’t Blocked", "An attacking creature.")], texts)
+    assert found.editions == ("2003",)
+
+
+def test_a_definition_whose_paragraphs_break_elsewhere_still_matches():
+    # a PDF has no blank lines to tell a glossary definition's paragraphs apart: its TXT twin breaks
+    # "Leaves Play" after "See rule 410.10c." where the PDF runs on
+    texts = edition_texts([glossary("Leaves Play", "A permanent leaves play.\nIf a token leaves play.", "2003")],
+                          {"2003"})
+    assert window([glossary("Leaves Play", "A permanent leaves play. If a token leaves play.")],
+                  texts).editions == ("2003",)
+    assert window([glossary("Leaves Play", "A permanent leaves play. If a token leaves.")], texts).editions == ()
+
+
+def test_one_rule_in_two_files_must_match_with_both_texts():
+    # 1.1a has "Old words." in 2001, 2002 and 2004, "New words." in 2003: no edition has both
+    found = window([rule("1.1a", "Old words."), rule("1.1a", "New words.")], TEXTS)
+    assert found.editions == ()
+    assert found.misses == {"1.1a": ()}
+
+
 @pytest.fixture(scope="module")
 def processed(archive_run):
     return archive_run[1]
@@ -84,3 +115,15 @@ def test_manifest_edition_auto(tmp_path):
         edition, warnings = dated[SEEDS[key]]
         assert edition == "2006-07-15" and any("edition auto: its" in w for w in warnings)
     assert {r.edition for r in result.rules if SEEDS["001"] in r.source} == {"2006-07-15"}
+
+
+def test_identify_refuses_a_pipe_rather_than_waiting_on_it(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from conftest import ROOT
+    os.mkfifo(tmp_path / "fifo")
+    done = subprocess.run([sys.executable, "-m", "pipeline", "identify", "--processed", str(tmp_path),
+                           str(tmp_path / "fifo")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == f"Error: {tmp_path / 'fifo'}: not a regular file (a pipe, socket or device)\n"

@@ -98,6 +98,34 @@ def test_several_editions_in_one_file_are_refused_with_that_reason(tmp_path):
 
 
 @needs_archive
+@pytest.mark.parametrize("index", [5, 10])  # a plain ASCII edition, and one with a byte-order mark
+def test_one_edition_twice_in_one_file_is_refused_with_that_reason(tmp_path, index):
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    data = archive_files()[index].read_bytes()
+    (corpus / "twice.txt").write_bytes(data + b"\r\n" + data)  # was read as one edition, the copy as "credits"
+    (rejection,) = ingest(RAW, [corpus]).rejections
+    assert rejection.reason.startswith("holds the same edition twice (it starts again at line ")
+    assert rejection.reason.endswith("): keep one copy")
+
+
+def test_source_ids_of_long_file_names_fit_a_page_name():
+    long, undecodable = "a" * 248 + ".pdf", os.fsdecode(b"\xff" * 200 + b".txt")  # both legal names
+    ids = source_ids([Path("c") / long, Path("d") / long, Path("c") / undecodable])
+    assert all(len(f"{sid}.html".encode()) <= 255 for sid in ids.values())  # a page per source
+    assert len(set(ids.values())) == 3 and ids[Path("c") / long].startswith("a" * 100)
+
+
+@needs_archive
+def test_a_long_file_name_does_not_stop_the_reports(tmp_path):
+    (tmp_path / "c").mkdir()
+    shutil.copy(archive_files()[0], tmp_path / "c" / ("a" * 248 + ".txt"))  # the page name was too long
+    result = invoke("run", "--raw", RAW, "--corpus", tmp_path / "c", "--processed", tmp_path / "p",
+                    "--reports", tmp_path / "r", "-q")
+    assert result.exit_code == 0, result.output
+
+
+@needs_archive
 def test_same_file_names_in_two_corpora_get_unique_ids_and_pages(tmp_path):
     for folder, source in (("a", archive_files()[0]), ("b", archive_files()[1])):
         (tmp_path / folder).mkdir()
@@ -147,6 +175,8 @@ def test_everything_in_a_corpus_folder_that_is_not_read_is_listed_with_why(tmp_p
     ('edition = "2006-07-15..2007-04-30"', 'edition = "2007-04-30..2006-07-15"',
      "edition '2007-04-30..2006-07-15': the range ends before it starts"),
     ('language = "en"', 'language = "xx"', "unknown language 'xx'; known (ISO 639-1): en, ru, uk"),
+    # TOML reads an unquoted date as a date: was "'edition' must be a non-empty string"
+    ('edition = "2008-03-17"', 'edition = 2008-03-17', "'edition' must be quoted: edition = \"2008-03-17\""),
 ])
 def test_the_manifest_is_validated_strictly(tmp_path, old, new, message):
     raw = tmp_path / "raw"
@@ -175,6 +205,20 @@ def test_a_manifest_that_is_not_utf8_is_one_line_error(tmp_path):
                              "save it as UTF-8\n")
 
 
+def test_overrides_that_are_not_utf8_are_one_line_error(tmp_path):
+    raw = tmp_path / "raw"
+    shutil.copytree(RAW, raw)
+    overrides = raw / "overrides.toml"
+    data = overrides.read_bytes() + b"# caf\xe9\n"
+    overrides.write_bytes(data)
+    result = invoke("run", "--raw", raw, "--processed", tmp_path / "p", "--no-reports", "-q")
+    assert result.exit_code == 1  # was a UnicodeDecodeError traceback, after ingest and segment
+    at = data.index(b"\xe9")
+    line = data[:at].count(b"\n") + 1
+    assert result.output == (f"Error: {overrides}:{line}: not UTF-8 (byte {at} is 0xe9); "
+                             "save it as UTF-8\n")
+
+
 def test_disk_full_names_the_file(tmp_path, monkeypatch):
     real = os.fdopen
 
@@ -189,6 +233,7 @@ def test_disk_full_names_the_file(tmp_path, monkeypatch):
     result = invoke("run", "--raw", RAW, "--processed", tmp_path / "p", "--no-reports", "-q")
     assert result.exit_code == 1
     assert result.output == f"Error: {tmp_path / 'p/.staging/rules.csv'}: cannot write: No space left on device\n"
+    assert not (tmp_path / "p/.staging").exists()  # what the failed run wrote is freed, not left filling the disk
     with pytest.raises(PipelineError):
         store.write_atomic(tmp_path / "p/.rules.csv.x", "x")
 

@@ -207,3 +207,28 @@ def test_a_stale_page_of_an_earlier_run_is_removed(tmp_path):
     assert invoke("run", "--raw", RAW, "--processed", tmp_path / "p", "--reports", tmp_path / "r",
                   "--no-cache", "-q").exit_code == 0
     assert not (tmp_path / "r/lineage/0000-00-00_gone.html").exists()
+
+
+def test_orphan_temporary_files_are_removed_from_every_output_folder(tmp_path):
+    assert run(tmp_path).exit_code == 0
+    orphans = [tmp_path / "p" / ".stages" / ".segment.json.gz.x1.tmp", tmp_path / "r" / "rules" / ".205.1.html.x2.tmp",
+               tmp_path / "r" / "editions" / ".2025-06-06.html.x3.tmp", tmp_path / "p" / ".rules.csv.x4.tmp"]
+    for orphan in orphans:  # what a run killed while writing leaves
+        orphan.parent.mkdir(parents=True, exist_ok=True)
+        orphan.write_text("orphan")
+    mine = tmp_path / "r" / "rules" / "notes.tmp"  # not a name the pipeline writes: not its to remove
+    mine.write_text("the user's")
+    assert run(tmp_path).exit_code == 0
+    assert [o for o in orphans if o.exists()] == [] and mine.exists()
+
+
+@pytest.mark.parametrize("command", [["report"], ["run", "--raw", RAW]])
+def test_reports_into_the_processed_folder_are_refused_before_anything_is_written(tmp_path, command):
+    assert run(tmp_path, reports=False).exit_code == 0
+    before = sorted(p.name for p in (tmp_path / "p").iterdir())
+    result = invoke(*command, "--processed", tmp_path / "p", "--reports", tmp_path / "p", "-q")
+    assert result.exit_code == 1  # `report` published its pages over the tables, deleting every dataset
+    assert result.output == (f"Error: {tmp_path / 'p'}: --reports is the --processed folder: the pages would "
+                             "replace the datasets; give the reports a folder of their own\n")
+    assert sorted(p.name for p in (tmp_path / "p").iterdir()) == before
+    assert invoke("history", "205.1a", "--processed", tmp_path / "p").exit_code == 0
