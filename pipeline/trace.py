@@ -53,20 +53,36 @@ SENTENCE_END = re.compile(r"(?<=[.!?])[\"”)]*\s+(?=[\"“(]?[A-Z0-9])|\n+")
 def sentences(r: Rule, form) -> list[str]:
     """The rule's sentences (not its examples), in scoring form. Records made without spaCy (tests,
     other tools) are split at sentence ends."""
-    parts = r.sentences or SENTENCE_END.split(r.compare)
-    return [s for s in (form(compare_form(p)) for p in parts) if s.strip()]
+    return list(_sentences(r.sentences, r.compare, form))
+
+
+@lru_cache(maxsize=1 << 17)
+def _sentences(parts: tuple[str, ...], compare: str, form) -> tuple[str, ...]:
+    """Cached by the record's words: most rules recur unchanged in every edition and every pair."""
+    parts = parts or SENTENCE_END.split(compare)
+    return tuple(s for s in (form(compare_form(p)) for p in parts) if s.strip())
 
 
 def units(rules: list[Rule], idx, form) -> dict[int, list[Unit]]:
     """Every sentence of every rule, weighted by the rarity of its words in the edition; a sentence
-    printed word for word in several rules (boilerplate) shares its weight among them."""
-    texts = {i: sentences(rules[i], form) for i in idx}
-    idf = idf_of(texts)
-    df = Counter(w for parts in texts.values() for w in frozenset().union(*map(content_words, parts)))
+    printed word for word in several rules (boilerplate) shares its weight among them. The result is
+    shared (read it, never change it): each edition is the new side of one pair and the old side of
+    the next, so its units are made once, by what they are made of."""
+    return _units(tuple((i, rules[i].sentences, rules[i].compare) for i in idx), form)
+
+
+@lru_cache(maxsize=4)
+def _units(content: tuple, form) -> dict[int, list[Unit]]:
+    texts = {i: list(_sentences(parts, compare, form)) for i, parts, compare in content}
+    df = _document_frequency(texts)
+    idf = _idf(df, len(texts))
     rare = {w for w, c in df.items() if c <= min(RARE_IN, len(texts) / 100)}
     copies = Counter(s for parts in texts.values() for s in set(parts))
-    return {i: [Unit(i, s, w, weight(w, idf) / copies[s], w & rare) for s in parts for w in [content_words(s)]]
-            for i, parts in texts.items()}
+    made = {}  # sentence -> its Unit fields: boilerplate recurs, its weight is summed once
+    for s in copies:
+        w = content_words(s)
+        made[s] = (w, weight(w, idf) / copies[s], w & rare)
+    return {i: [Unit(i, s, *made[s]) for s in parts] for i, parts in texts.items()}
 
 
 @lru_cache(maxsize=1 << 16)
@@ -74,20 +90,40 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(w for w in WORD.findall(text) if w not in STOP and len(w) > 2)
 
 
+@lru_cache(maxsize=1 << 17)
+def _sorted_words(words: frozenset[str]) -> tuple[str, ...]:
+    return tuple(sorted(words))
+
+
+@lru_cache(maxsize=1 << 17)
+def _rule_content_words(parts: tuple[str, ...]) -> frozenset[str]:
+    """The content words of a rule's sentences, cached: most rules recur from pair to pair."""
+    return frozenset().union(*map(content_words, parts))
+
+
+def _document_frequency(texts: dict[int, list[str]]) -> Counter:
+    """In how many rules each word is."""
+    df = Counter()
+    for parts in texts.values():
+        df.update(_rule_content_words(tuple(parts)))
+    return df
+
+
 def idf_of(texts: dict[int, list[str]]) -> dict[str, float]:
     """How much each word counts: 1 for a word in one rule in twenty or fewer, less for words most
     rules use (a log scale, inverse document frequency)."""
-    df = Counter()
-    for parts in texts.values():
-        df.update(frozenset().union(*map(content_words, parts)))
-    n = max(len(texts), 1)
+    return _idf(_document_frequency(texts), len(texts))
+
+
+def _idf(df: Counter, rules: int) -> dict[str, float]:
+    n = max(rules, 1)
     full = math.log((n + 1) / (max(1.0, n / 20) + 0.5))
     return {w: min(1.0, math.log((n + 1) / (c + 0.5)) / full) for w, c in df.items()}
 
 
 def weight(words: frozenset[str], idf: dict[str, float]) -> float:
     """About one per word, less for common words: the amount of a rule's own text."""
-    return sum(idf.get(w, 0.0) for w in sorted(words))  # sorted: float sums must not follow hash order
+    return sum(idf.get(w, 0.0) for w in _sorted_words(words))  # sorted: float sums must not follow hash order
 
 
 def likeness(a: Unit, b: Unit, inside: bool = False) -> float:
@@ -337,10 +373,25 @@ def _sum(words: frozenset[str], idf: dict[str, float]) -> float:
     return math.fsum(idf.get(w, 0.0) for w in words)
 
 
+_RULE_WORDS: dict[int, tuple] = {}  # id(units dict) -> (that dict, its _rule_words), the last few
+
+
 def _rule_words(units_of: dict[int, list[Unit]]) -> tuple[dict, dict, dict]:
     """Per rule: the words of its own sentences (not boilerplate printed in three rules or more),
     each word's weight in the edition (log inverse document frequency, uncapped: the rare words
-    that name things must outweigh the rest), and the rule's rare words."""
+    that name things must outweigh the rest), and the rule's rare words. Kept with the (shared,
+    unchanging) units they come from: an edition is on both sides of two pairs."""
+    held = _RULE_WORDS.get(id(units_of))
+    if held is not None and held[0] is units_of:  # held, so its id cannot have been reused
+        return held[1]
+    if len(_RULE_WORDS) >= 4:
+        del _RULE_WORDS[next(iter(_RULE_WORDS))]
+    made = _make_rule_words(units_of)
+    _RULE_WORDS[id(units_of)] = (units_of, made)
+    return made
+
+
+def _make_rule_words(units_of: dict[int, list[Unit]]) -> tuple[dict, dict, dict]:
     copies = Counter(u.text for parts in units_of.values() for u in {u.text: u for u in parts}.values())
     words = {i: frozenset().union(*(u.words for u in parts if copies[u.text] < BOILERPLATE))
              for i, parts in units_of.items()}
