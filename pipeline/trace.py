@@ -11,11 +11,13 @@ unexplained old text to come from: it is added, not split.
 """
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 
 from rapidfuzz import fuzz
 
@@ -91,7 +93,7 @@ def content_words(text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1 << 17)
-def _sorted_words(words: frozenset[str]) -> tuple[str, ...]:
+def sorted_words(words: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(words))
 
 
@@ -123,7 +125,7 @@ def _idf(df: Counter, rules: int) -> dict[str, float]:
 
 def weight(words: frozenset[str], idf: dict[str, float]) -> float:
     """About one per word, less for common words: the amount of a rule's own text."""
-    return sum(idf.get(w, 0.0) for w in _sorted_words(words))  # sorted: float sums must not follow hash order
+    return sum(idf.get(w, 0.0) for w in sorted_words(words))  # sorted: float sums must not follow hash order
 
 
 def likeness(a: Unit, b: Unit, inside: bool = False) -> float:
@@ -168,17 +170,17 @@ def flows(old_units: list[Unit], new_units: list[Unit], home=lambda i, j: False)
     for k, u in enumerate(old_units):
         for w in u.words:
             index[w].append(k)
+    sizes = [len(u.words) for u in old_units]
     best_of_new = {}
     for m, b in enumerate(new_units):
         if b.weight <= 0:
             continue
-        shared = Counter(k for w in b.words for k in index.get(w, ()))
+        shared = Counter(chain.from_iterable(index[w] for w in b.words if w in index))
         best = (0.0, -1)
         # Best covered first: a short old sentence wholly inside b beats a long one sharing more words.
-        cover = {k: count / min(len(old_units[k].words), len(b.words)) for k, count in shared.items()}
-        for k in sorted(cover, key=lambda k: (-cover[k], -shared[k], k))[:CANDIDATES]:
-            if cover[k] < 0.5:
-                break
+        # Under half covered is never a candidate: those are left out before ranking, not after.
+        cover = {k: c for k, count in shared.items() if (c := count / min(sizes[k], len(b.words))) >= 0.5}
+        for k in heapq.nsmallest(CANDIDATES, cover, key=lambda k: (-cover[k], -shared[k], k)):
             best = max(best, (likeness(old_units[k], b), -k))
         if best[0] > 0:
             best_of_new[m] = (-best[1], best[0])
