@@ -63,9 +63,10 @@ def align(old: list[Rule], new: list[Rule], force: set[tuple[str, str]] = frozen
     merge and resemblance Matches come on top. `whole`: the new edition is complete, so a rule it
     lacks has ended somewhere (a fragment says nothing of the rules it lacks)."""
     matches: list[Match] = []
+    old_groups, new_groups = list(map(_group, old)), list(map(_group, new))
     for group in ("body", "headings", "glossary"):
-        o = [i for i, r in enumerate(old) if _group(r) == group]
-        n = [j for j, r in enumerate(new) if _group(r) == group]
+        o = [i for i, g in enumerate(old_groups) if g == group]
+        n = [j for j, g in enumerate(new_groups) if g == group]
         extra = []
         if group == "headings":
             found = _align_headings(old, new, o, n, matches, force, forbid)

@@ -137,16 +137,23 @@ def likeness(a: Unit, b: Unit, inside: bool = False) -> float:
         return 0.0
     if (a.rare - b.words) and (b.rare - a.words):
         return 0.0  # the same pattern about two different things: "Decayed represents..." / "Hideaway represents..."
-    ratio = fuzz.ratio(a.text, b.text)
+    return _text_likeness(a.text, b.text, short, inside)
+
+
+@lru_cache(maxsize=1 << 18)
+def _text_likeness(a: str, b: str, short: int, inside: bool) -> float:
+    """likeness by the texts alone. Cached: boilerplate sentences recur in many rules, and a pair
+    traced twice (after a look-alike lost its match) compares the same sentences again."""
+    ratio = fuzz.ratio(a, b)
     if ratio >= (SHORT_SENTENCE if short < SHORT_WORDS else SAME_SENTENCE):
         return 100.0 + ratio
-    if short < MIN_PIECE_WORDS - 1 or (inside and len(a.text) > len(b.text)):
+    if short < MIN_PIECE_WORDS - 1 or (inside and len(a) > len(b)):
         return 0.0
-    partial = fuzz.partial_ratio(a.text, b.text)
+    partial = fuzz.partial_ratio(a, b)
     if partial >= (CONTAINED if short >= MIN_PIECE_WORDS else VERBATIM):  # shorter pieces: word for word
         return partial
     # A reworded piece inside a longer sentence: nearly all of the shorter one's words are there.
-    words = fuzz.token_set_ratio(a.text, b.text) if short >= SHORT_WORDS else 0.0
+    words = fuzz.token_set_ratio(a, b) if short >= SHORT_WORDS else 0.0
     return words if words >= CONTAINED else 0.0
 
 
