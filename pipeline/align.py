@@ -17,6 +17,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import replace
 from functools import lru_cache
+from itertools import chain
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -26,7 +27,7 @@ from scipy.optimize import linear_sum_assignment
 from pipeline.clean import compare_form
 from pipeline.patterns import NUMBER_IN_TEXT, TERMINOLOGY
 from pipeline.records import Match, Rule
-from pipeline.trace import content_words, reworded, sentences, trace, units
+from pipeline.trace import content_words, reworded, sentences, sorted_words, trace, units
 
 HEADINGS = ("part", "chapter", "section")
 ONE_TO_ONE = ("same", "moved", "fuzzy", "override", "traced", "renamed")
@@ -62,9 +63,10 @@ def align(old: list[Rule], new: list[Rule], force: set[tuple[str, str]] = frozen
     merge and resemblance Matches come on top. `whole`: the new edition is complete, so a rule it
     lacks has ended somewhere (a fragment says nothing of the rules it lacks)."""
     matches: list[Match] = []
+    old_groups, new_groups = list(map(_group, old)), list(map(_group, new))
     for group in ("body", "headings", "glossary"):
-        o = [i for i, r in enumerate(old) if _group(r) == group]
-        n = [j for j, r in enumerate(new) if _group(r) == group]
+        o = [i for i, g in enumerate(old_groups) if g == group]
+        n = [j for j, g in enumerate(new_groups) if g == group]
         extra = []
         if group == "headings":
             found = _align_headings(old, new, o, n, matches, force, forbid)
@@ -210,14 +212,16 @@ def _home(old, new, found):
 
 def word_similarity(a: list[str], b: list[str]) -> np.ndarray:
     """0-100 cosine similarity of the texts' content words, each weighted by its rarity in them."""
-    vocab: dict[str, int] = {}
-    rows = [[vocab.setdefault(w, len(vocab)) for w in sorted(content_words(t))] for t in a + b]
-    df = np.bincount([k for r in rows for k in r], minlength=len(vocab)).astype(np.float32)
+    rows = [sorted_words(content_words(t)) for t in a + b]
+    # Columns numbered by first appearance, each text's words in sorted order: the sums below add
+    # in that order, so it must not change.
+    vocab = {w: k for k, w in enumerate(dict.fromkeys(chain.from_iterable(rows)))}
+    cols = np.fromiter(map(vocab.__getitem__, chain.from_iterable(rows)), dtype=np.int64,
+                       count=sum(map(len, rows)))
+    df = np.bincount(cols, minlength=len(vocab)).astype(np.float32)
     idf = np.log((len(rows) + 1) / (df + 0.5)).astype(np.float32)
-    data = np.concatenate([idf[r] for r in rows]) if vocab else np.zeros(0, np.float32)
     indptr = np.cumsum([0] + [len(r) for r in rows])
-    matrix = sparse.csr_matrix((data, np.concatenate(rows or [[]]).astype(np.int64), indptr),
-                               shape=(len(rows), max(len(vocab), 1)))
+    matrix = sparse.csr_matrix((idf[cols], cols, indptr), shape=(len(rows), max(len(vocab), 1)))
     norms = np.sqrt(matrix.multiply(matrix).sum(axis=1)).A.ravel()
     matrix = sparse.diags(1 / np.where(norms > 0, norms, 1)) @ matrix
     return (100 * (matrix[:len(a)] @ matrix[len(a):].T).toarray()).astype(np.float32)

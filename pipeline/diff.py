@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from difflib import SequenceMatcher
+from itertools import accumulate
 
 from rapidfuzz import fuzz
 
@@ -61,10 +62,7 @@ def apply_ops(a: str, ops) -> str:
 
 
 def _offsets(tokens: list[str]) -> list[int]:
-    offsets = [0]
-    for t in tokens:
-        offsets.append(offsets[-1] + len(t))
-    return offsets
+    return list(accumulate(map(len, tokens), initial=0))
 
 
 def classify_text(a: str, b: str) -> str:

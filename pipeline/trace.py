@@ -11,11 +11,13 @@ unexplained old text to come from: it is added, not split.
 """
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 
 from rapidfuzz import fuzz
 
@@ -53,20 +55,36 @@ SENTENCE_END = re.compile(r"(?<=[.!?])[\"”)]*\s+(?=[\"“(]?[A-Z0-9])|\n+")
 def sentences(r: Rule, form) -> list[str]:
     """The rule's sentences (not its examples), in scoring form. Records made without spaCy (tests,
     other tools) are split at sentence ends."""
-    parts = r.sentences or SENTENCE_END.split(r.compare)
-    return [s for s in (form(compare_form(p)) for p in parts) if s.strip()]
+    return list(_sentences(r.sentences, r.compare, form))
+
+
+@lru_cache(maxsize=1 << 17)
+def _sentences(parts: tuple[str, ...], compare: str, form) -> tuple[str, ...]:
+    """Cached by the record's words: most rules recur unchanged in every edition and every pair."""
+    parts = parts or SENTENCE_END.split(compare)
+    return tuple(s for s in (form(compare_form(p)) for p in parts) if s.strip())
 
 
 def units(rules: list[Rule], idx, form) -> dict[int, list[Unit]]:
     """Every sentence of every rule, weighted by the rarity of its words in the edition; a sentence
-    printed word for word in several rules (boilerplate) shares its weight among them."""
-    texts = {i: sentences(rules[i], form) for i in idx}
-    idf = idf_of(texts)
-    df = Counter(w for parts in texts.values() for w in frozenset().union(*map(content_words, parts)))
+    printed word for word in several rules (boilerplate) shares its weight among them. The result is
+    shared (read it, never change it): each edition is the new side of one pair and the old side of
+    the next, so its units are made once, by what they are made of."""
+    return _units(tuple((i, rules[i].sentences, rules[i].compare) for i in idx), form)
+
+
+@lru_cache(maxsize=4)
+def _units(content: tuple, form) -> dict[int, list[Unit]]:
+    texts = {i: list(_sentences(parts, compare, form)) for i, parts, compare in content}
+    df = _document_frequency(texts)
+    idf = _idf(df, len(texts))
     rare = {w for w, c in df.items() if c <= min(RARE_IN, len(texts) / 100)}
     copies = Counter(s for parts in texts.values() for s in set(parts))
-    return {i: [Unit(i, s, w, weight(w, idf) / copies[s], w & rare) for s in parts for w in [content_words(s)]]
-            for i, parts in texts.items()}
+    made = {}  # sentence -> its Unit fields: boilerplate recurs, its weight is summed once
+    for s in copies:
+        w = content_words(s)
+        made[s] = (w, weight(w, idf) / copies[s], w & rare)
+    return {i: [Unit(i, s, *made[s]) for s in parts] for i, parts in texts.items()}
 
 
 @lru_cache(maxsize=1 << 16)
@@ -74,20 +92,40 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(w for w in WORD.findall(text) if w not in STOP and len(w) > 2)
 
 
+@lru_cache(maxsize=1 << 17)
+def sorted_words(words: frozenset[str]) -> tuple[str, ...]:
+    return tuple(sorted(words))
+
+
+@lru_cache(maxsize=1 << 17)
+def _rule_content_words(parts: tuple[str, ...]) -> frozenset[str]:
+    """The content words of a rule's sentences, cached: most rules recur from pair to pair."""
+    return frozenset().union(*map(content_words, parts))
+
+
+def _document_frequency(texts: dict[int, list[str]]) -> Counter:
+    """In how many rules each word is."""
+    df = Counter()
+    for parts in texts.values():
+        df.update(_rule_content_words(tuple(parts)))
+    return df
+
+
 def idf_of(texts: dict[int, list[str]]) -> dict[str, float]:
     """How much each word counts: 1 for a word in one rule in twenty or fewer, less for words most
     rules use (a log scale, inverse document frequency)."""
-    df = Counter()
-    for parts in texts.values():
-        df.update(frozenset().union(*map(content_words, parts)))
-    n = max(len(texts), 1)
+    return _idf(_document_frequency(texts), len(texts))
+
+
+def _idf(df: Counter, rules: int) -> dict[str, float]:
+    n = max(rules, 1)
     full = math.log((n + 1) / (max(1.0, n / 20) + 0.5))
     return {w: min(1.0, math.log((n + 1) / (c + 0.5)) / full) for w, c in df.items()}
 
 
 def weight(words: frozenset[str], idf: dict[str, float]) -> float:
     """About one per word, less for common words: the amount of a rule's own text."""
-    return sum(idf.get(w, 0.0) for w in sorted(words))  # sorted: float sums must not follow hash order
+    return sum(idf.get(w, 0.0) for w in sorted_words(words))  # sorted: float sums must not follow hash order
 
 
 def likeness(a: Unit, b: Unit, inside: bool = False) -> float:
@@ -99,16 +137,23 @@ def likeness(a: Unit, b: Unit, inside: bool = False) -> float:
         return 0.0
     if (a.rare - b.words) and (b.rare - a.words):
         return 0.0  # the same pattern about two different things: "Decayed represents..." / "Hideaway represents..."
-    ratio = fuzz.ratio(a.text, b.text)
+    return _text_likeness(a.text, b.text, short, inside)
+
+
+@lru_cache(maxsize=1 << 18)
+def _text_likeness(a: str, b: str, short: int, inside: bool) -> float:
+    """likeness by the texts alone. Cached: boilerplate sentences recur in many rules, and a pair
+    traced twice (after a look-alike lost its match) compares the same sentences again."""
+    ratio = fuzz.ratio(a, b)
     if ratio >= (SHORT_SENTENCE if short < SHORT_WORDS else SAME_SENTENCE):
         return 100.0 + ratio
-    if short < MIN_PIECE_WORDS - 1 or (inside and len(a.text) > len(b.text)):
+    if short < MIN_PIECE_WORDS - 1 or (inside and len(a) > len(b)):
         return 0.0
-    partial = fuzz.partial_ratio(a.text, b.text)
+    partial = fuzz.partial_ratio(a, b)
     if partial >= (CONTAINED if short >= MIN_PIECE_WORDS else VERBATIM):  # shorter pieces: word for word
         return partial
     # A reworded piece inside a longer sentence: nearly all of the shorter one's words are there.
-    words = fuzz.token_set_ratio(a.text, b.text) if short >= SHORT_WORDS else 0.0
+    words = fuzz.token_set_ratio(a, b) if short >= SHORT_WORDS else 0.0
     return words if words >= CONTAINED else 0.0
 
 
@@ -132,17 +177,17 @@ def flows(old_units: list[Unit], new_units: list[Unit], home=lambda i, j: False)
     for k, u in enumerate(old_units):
         for w in u.words:
             index[w].append(k)
+    sizes = [len(u.words) for u in old_units]
     best_of_new = {}
     for m, b in enumerate(new_units):
         if b.weight <= 0:
             continue
-        shared = Counter(k for w in b.words for k in index.get(w, ()))
+        shared = Counter(chain.from_iterable(index[w] for w in b.words if w in index))
         best = (0.0, -1)
         # Best covered first: a short old sentence wholly inside b beats a long one sharing more words.
-        cover = {k: count / min(len(old_units[k].words), len(b.words)) for k, count in shared.items()}
-        for k in sorted(cover, key=lambda k: (-cover[k], -shared[k], k))[:CANDIDATES]:
-            if cover[k] < 0.5:
-                break
+        # Under half covered is never a candidate: those are left out before ranking, not after.
+        cover = {k: c for k, count in shared.items() if (c := count / min(sizes[k], len(b.words))) >= 0.5}
+        for k in heapq.nsmallest(CANDIDATES, cover, key=lambda k: (-cover[k], -shared[k], k)):
             best = max(best, (likeness(old_units[k], b), -k))
         if best[0] > 0:
             best_of_new[m] = (-best[1], best[0])
@@ -337,10 +382,25 @@ def _sum(words: frozenset[str], idf: dict[str, float]) -> float:
     return math.fsum(idf.get(w, 0.0) for w in words)
 
 
+_RULE_WORDS: dict[int, tuple] = {}  # id(units dict) -> (that dict, its _rule_words), the last few
+
+
 def _rule_words(units_of: dict[int, list[Unit]]) -> tuple[dict, dict, dict]:
     """Per rule: the words of its own sentences (not boilerplate printed in three rules or more),
     each word's weight in the edition (log inverse document frequency, uncapped: the rare words
-    that name things must outweigh the rest), and the rule's rare words."""
+    that name things must outweigh the rest), and the rule's rare words. Kept with the (shared,
+    unchanging) units they come from: an edition is on both sides of two pairs."""
+    held = _RULE_WORDS.get(id(units_of))
+    if held is not None and held[0] is units_of:  # held, so its id cannot have been reused
+        return held[1]
+    if len(_RULE_WORDS) >= 4:
+        del _RULE_WORDS[next(iter(_RULE_WORDS))]
+    made = _make_rule_words(units_of)
+    _RULE_WORDS[id(units_of)] = (units_of, made)
+    return made
+
+
+def _make_rule_words(units_of: dict[int, list[Unit]]) -> tuple[dict, dict, dict]:
     copies = Counter(u.text for parts in units_of.values() for u in {u.text: u for u in parts}.values())
     words = {i: frozenset().union(*(u.words for u in parts if copies[u.text] < BOILERPLATE))
              for i, parts in units_of.items()}
