@@ -29,7 +29,7 @@ def code() -> str:
     """The code that renders the pages: any change to it, to a template, to a library's version or to
     Python's renders every page again."""
     digest = hashlib.sha256(cache.code_hash("pipeline.report", LIBRARIES).encode() + sys.version.encode())
-    for path in sorted(TEMPLATES.iterdir()):
+    for path in sorted(p for p in TEMPLATES.iterdir() if p.is_file()):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 

@@ -152,7 +152,7 @@ def _lineage_pages(page, put, lineages, env: Environment) -> list:
     index = []
     for inputs in lineages:  # one at a time: bounded memory
         name = lineage_file(inputs["id"])
-        cited = sorted({s for r in inputs["records"] for s in r["source"].split(";")} |
+        cited = sorted({s for both in {r["source"] for r in inputs["records"]} for s in both.split(";")} |
                        {n["source"].split(";")[0] for n in inputs["notes"]})
         sources = [(s, names.get(s), s in with_pages) for s in cited]
         if not put.skip(name, pagekeys.key(name, inputs, sources)):
