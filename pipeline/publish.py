@@ -146,6 +146,15 @@ def same(path: Path, data: bytes) -> bool:
         return False
 
 
+def still_listed(path: Path, entry) -> bool:
+    """`path` is still the file its run listed as `entry` ([bytes, sha256]): the size first, as a
+    page edited by hand mostly changes it, then the bytes."""
+    try:
+        return isinstance(entry, list) and path.stat().st_size == entry[0] and _digest(path) == entry
+    except OSError:
+        return False
+
+
 def recover(folder: Path) -> None:
     """Finish a committed publication or drop an uncommitted one; remove orphan temporary files."""
     stage = folder / STAGING

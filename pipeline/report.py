@@ -20,7 +20,7 @@ from markupsafe import Markup, escape
 
 from pipeline.clean import LINE_BREAK
 from pipeline.diff import word_ops
-from pipeline import cite, load, publish, reader, redline
+from pipeline import cite, load, pagekeys, publish, reader, redline
 from pipeline.errors import PipelineError
 from pipeline.schema import BY_NAME
 from pipeline.records import CleanDoc
@@ -106,34 +106,20 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     page("index.html", "index.html", editions=editions, steps=steps, classes=CLASSES,
          timeline=_timeline(editions, steps), sources=len(data["sources"]), names=names,
          datasets=_datasets(processed, reports))
-    texts, by_step = _texts(rules), _changes_by_step(data["changes"])
-    for step in steps:
-        rows = _pair_rows(by_step.get((step["from"], step["to"]), []), lambda rid, e=step["from"]: texts.get((e, rid)),
-                          lambda rid, e=step["to"]: texts.get((e, rid)))
-        title_of = lambda n, a=step["from"], b=step["to"]: (texts.get((b, n)) or texts.get((a, n)) or {}).get("title")  # noqa: E731
-        page(pair_file(step["from"], step["to"]), "pair.html", step=step, classes=CLASSES, hidden=HIDDEN_BY_DEFAULT,
-             rows=rows, chapters=_chapters(rows, title_of))
-    del texts, by_step
-    index = []
+    grouped = reader.by_edition(rules)
+    digests = {edition: pagekeys.digest(records) for edition, records in grouped.items()}  # shared by many keys
+    _pair_pages(page, put, steps, rules, data["changes"], digests)
     complete = [e["edition"] for e in editions if e["status"] == "complete"]
     remapper = cite.from_tables(rules, data["changes"], data["editions"])  # commentary shows the numbers now
-    lineages = _lineages(rules, data["changes"], data["citations"], complete[-1] if complete else "",
-                         lambda lineage, edition: cite.now(remapper, lineage, edition))
-    for lineage in (progress or iter)(lineages):  # one at a time: bounded memory
-        page(lineage_file(lineage["id"]), "lineage.html", lineage=lineage)
-        index.append(_index_entry(lineage))
-    _reader_pages(page, put, rules, editions, env)
-    del rules
+    lineages = _lineage_inputs(rules, data["changes"], data["citations"], complete[-1] if complete else "",
+                               lambda lineage, edition: cite.now(remapper, lineage, edition))
+    index = _lineage_pages(page, put, (progress or iter)(lineages), env)
+    _reader_pages(page, put, grouped, digests, editions, env)
+    del rules, grouped
     sources = _sources(data["sources"], data["discards"])
     texts = {d.source.source_id: d for d in docs or ()}
     page("sources.html", "sources.html", sources=sources, with_lines=set(texts), names=names)
-    for source_id, doc in sorted(texts.items()):
-        lines = _lines(doc)
-        if doc.source.kind == "commentary" and doc.edition:
-            for line in lines:
-                line["now"] = "; ".join(cite.line_notes(remapper, line["text"], doc.edition)) if "CR" in line["text"] else ""
-        page(f"sources/{source_id}.html", "source.html", source_id=source_id, lines_html=_lines_html(lines),
-             url=doc.source.url, names=names.get(source_id, {}))
+    _source_pages(page, put, texts, remapper, names)
     page("terminology.html", "terminology.html", **_terminology(data["terminology"]))
     put("search-index.js", "window.CR_INDEX = " + json.dumps(index, ensure_ascii=False, separators=(",", ":")) + ";\n")
     for name in STATIC:
@@ -143,19 +129,83 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     return written
 
 
-def _reader_pages(page, put, rules: list[dict], editions: list[dict], env: Environment) -> None:
-    """An edition page per edition, and a stable address per rule number of the current edition."""
-    grouped = reader.by_edition(rules)
+def _pair_pages(page, put, steps: list[dict], rules: list[dict], changes: pd.DataFrame,
+                digests: dict[str, str]) -> None:
+    """A page per step: what it changed, with redlines. Its key is the step, its changes and the
+    records of its two editions (the texts, titles and examples it shows)."""
+    texts, by_step = _texts(rules), _changes_by_step(changes)
+    for step in steps:
+        a, b = step["from"], step["to"]
+        shown = by_step.get((a, b), [])
+        if put.skip(pair_file(a, b), pagekeys.key(pair_file(a, b), step, shown, digests.get(a), digests.get(b))):
+            continue
+        rows = _pair_rows(shown, lambda rid: texts.get((a, rid)), lambda rid: texts.get((b, rid)))
+        title_of = lambda n: (texts.get((b, n)) or texts.get((a, n)) or {}).get("title")  # noqa: E731
+        page(pair_file(a, b), "pair.html", step=step, classes=CLASSES, hidden=HIDDEN_BY_DEFAULT,
+             rows=rows, chapters=_chapters(rows, title_of))
+
+
+def _lineage_pages(page, put, lineages, env: Environment) -> list:
+    """A page per lineage, keyed by what `_lineage_inputs` gives and by the names of the sources it
+    links to; returns the search index's entries (of every lineage, rendered or not)."""
+    names, with_pages = env.globals["source_names"], env.globals["source_pages"]
+    index = []
+    for inputs in lineages:  # one at a time: bounded memory
+        name = lineage_file(inputs["id"])
+        cited = sorted({s for both in {r["source"] for r in inputs["records"]} for s in both.split(";")} |
+                       {n["source"].split(";")[0] for n in inputs["notes"]})
+        sources = [(s, names.get(s), s in with_pages) for s in cited]
+        if not put.skip(name, pagekeys.key(name, inputs, sources)):
+            page(name, "lineage.html", lineage=_lineage(inputs))
+        index.append(_index_entry(inputs["id"], inputs["records"]))
+    return index
+
+
+def _source_pages(page, put, texts: dict[str, CleanDoc], remapper, names: dict[str, dict]) -> None:
+    """A page per source with each of its lines; keyed by its text, what was discarded of it, its
+    name and address, and (commentary) the rule numbers its citations have now."""
+    for source_id, doc in sorted(texts.items()):
+        name = f"sources/{source_id}.html"
+        now = _numbers_now(doc, remapper)
+        discards = [(d.line, d.reason) for d in doc.discards]
+        if put.skip(name, pagekeys.key(name, doc.source.text, doc.source.format, discards, doc.source.url,
+                                       names.get(source_id, {}), now)):
+            continue
+        lines = _lines(doc)
+        for line in lines:
+            line["now"] = now.get(line["no"], "")
+        page(name, "source.html", source_id=source_id, lines_html=_lines_html(lines), url=doc.source.url,
+             names=names.get(source_id, {}))
+
+
+def _numbers_now(doc: CleanDoc, remapper) -> dict[int, str]:
+    """{line number: the numbers now of the rules it cites} for a dated commentary source's lines."""
+    if doc.source.kind != "commentary" or not doc.edition:
+        return {}
+    lines = LINE_BREAK.split(doc.source.text)
+    return {i: "; ".join(cite.line_notes(remapper, line, doc.edition)) for i, line in enumerate(lines, 1)
+            if "CR" in line}
+
+
+def _reader_pages(page, put, grouped: dict[str, list[dict]], digests: dict[str, str], editions: list[dict],
+                  env: Environment) -> None:
+    """An edition page per edition (keyed by its records and its neighbours), and a stable address per
+    rule number of the current edition (keyed by all it shows)."""
     shown = [e for e in editions if e["edition"] in grouped]
     entry_html = _entry_renderer(env.get_template("edition_entry.html"))
     for i, e in enumerate(shown):
+        name = f"editions/{e['edition']}.html"
+        prev, next_ = shown[i - 1]["edition"] if i else "", shown[i + 1]["edition"] if i + 1 < len(shown) else ""
+        if put.skip(name, pagekeys.key(name, e, prev, next_, digests[e["edition"]])):
+            continue
         context = reader.edition_page(e, grouped[e["edition"]], lineage_file)
         first_glossary = next((x["id"] for x in context["entries"] if x["kind"] == "glossary"), None)
         body = Markup("").join(entry_html(x, x["id"] == first_glossary) for x in context["entries"])
-        page(f"editions/{e['edition']}.html", "edition.html", prev=shown[i - 1]["edition"] if i else "",
-             next=shown[i + 1]["edition"] if i + 1 < len(shown) else "", body=body, **context)
+        page(name, "edition.html", prev=prev, next=next_, body=body, **context)
     for rule in reader.current_rules(grouped, editions):
-        page(f"rules/{rule['number']}.html", "rule.html", rule=rule)
+        name = f"rules/{rule['number']}.html"
+        if not put.skip(name, pagekeys.key(name, rule)):
+            page(name, "rule.html", rule=rule)
     complete = [e["edition"] for e in editions if e["status"] == "complete"]
     put("editions.js", "window.CR_EDITIONS = " + json.dumps(complete) + ";\n")
 
@@ -163,9 +213,13 @@ def _reader_pages(page, put, rules: list[dict], editions: list[dict], env: Envir
 def _writer(reports: Path, written: list[Path]):
     """put(name, data) writes a file of the reports; into a run's staging folder, only when the
     published one differs: an identical page is left in place (publish.keep lists it), so a run
-    that changes a few pages rewrites only those. `put.finish()` records what was kept."""
+    that changes a few pages rewrites only those. `put.skip(name, key)` records a page's key and
+    says whether the page can be left in place without even rendering it (pagekeys). `put.finish()`
+    writes the keys and records what was kept."""
     published = reports.parent if reports.name == publish.STAGING else None
+    listed, previous = pagekeys.published(published) if published is not None else ({}, {})
     kept: dict[str, list] = {}
+    keys: dict[str, str] = {}
 
     def put(name: str, data: str | bytes) -> None:
         raw = data.encode("utf-8") if isinstance(data, str) else data
@@ -175,7 +229,20 @@ def _writer(reports: Path, written: list[Path]):
             write_if_changed(reports / name, raw)
         written.append(reports / name)
 
-    put.finish = lambda: publish.keep(reports, kept) if kept else None
+    def skip(name: str, key: str) -> bool:
+        keys[name] = key
+        if previous.get(name) != key or not publish.still_listed(published / name, listed.get(name)):
+            return False
+        kept[name] = listed[name]
+        written.append(reports / name)
+        return True
+
+    def finish() -> None:
+        put(pagekeys.FILE, pagekeys.encode(keys))
+        if kept:
+            publish.keep(reports, kept)
+
+    put.skip, put.finish = skip, finish
     return put
 
 
@@ -326,9 +393,10 @@ def _chapters(rows: list[dict], title_of) -> list[dict]:
             for name, group in groups if group]
 
 
-def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame, current: str = "",
-              now=lambda lineage, edition: ""):
-    """Each lineage with its versions, redlines and the commentary citing it, one at a time."""
+def _lineage_inputs(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame, current: str = "",
+                    now=lambda lineage, edition: ""):
+    """Everything a lineage's page shows, one lineage at a time: its records by edition, the change that
+    reached each, how it ended, the commentary citing it, its splits and merges, its current number."""
     worth = changes[(changes.change != "unchanged") | changes.renumbered.astype(bool)]  # the rest reads "unchanged"
     by_step = {(c["lineage_id"], c["to_edition"]): c for c in worth.to_dict(orient="records")}
     ends = {}
@@ -349,26 +417,32 @@ def _lineages(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame,
             groups.setdefault(r["lineage_id"], []).append(r)
     relations = _relations(rules, changes)
     for lineage in sorted(groups):
-        versions, previous = [], None
-        for r in sorted(groups[lineage], key=lambda r: r["edition"]):
-            step = by_step.get((lineage, r["edition"]))
-            change = step["change"] if step else ("first" if previous is None else "unchanged")
-            if previous is None:
-                parts = redline.parts(r, r, {}, segments)
-            else:  # an unchanged version is one line of a run, without its text (_collapse)
-                parts = redline.parts(previous, r, step, segments) if step else []
-            versions.append({**r, "change": change, "note": step["note"] if step else "", "renumbered": bool(step) and bool(step["renumbered"]),
-                             "parts": parts, "from_edition": previous["edition"] if previous is not None else "",
-                             "from_rule_id": previous["rule_id"] if previous is not None else "",
-                             "anchor": reader.anchor(r["rule_id"], r["kind"]), "examples": r["examples"],
-                             "citations": r["citations"], "flags": r["rule_flags"],
-                             "source_ids": r["source"].split(";")})
-            previous = r
-        last = versions[-1]
-        yield {"id": lineage, "versions": versions, "end": ends.get(lineage), "rows": _collapse(versions),
-               "current": last["rule_id"] if last["edition"] == current and last["kind"] not in ("glossary", "commentary") else "",
-               "numbers": list(dict.fromkeys(v["rule_id"] for v in versions)), "kind": versions[-1]["kind"],
-               "notes": notes.get(lineage, []), "relations": relations.get(lineage, [])}
+        records = sorted(groups[lineage], key=lambda r: r["edition"])
+        last = records[-1]
+        yield {"id": lineage, "records": records, "steps": [by_step.get((lineage, r["edition"])) for r in records],
+               "end": ends.get(lineage), "notes": notes.get(lineage, []), "relations": relations.get(lineage, []),
+               "current": last["rule_id"] if last["edition"] == current and last["kind"] not in ("glossary", "commentary") else ""}
+
+
+def _lineage(inputs: dict) -> dict:
+    """A lineage's page: its versions with their redlines, runs of unchanged versions collapsed."""
+    versions, previous = [], None
+    for r, step in zip(inputs["records"], inputs["steps"]):
+        change = step["change"] if step else ("first" if previous is None else "unchanged")
+        if previous is None:
+            parts = redline.parts(r, r, {}, segments)
+        else:  # an unchanged version is one line of a run, without its text (_collapse)
+            parts = redline.parts(previous, r, step, segments) if step else []
+        versions.append({**r, "change": change, "note": step["note"] if step else "", "renumbered": bool(step) and bool(step["renumbered"]),
+                         "parts": parts, "from_edition": previous["edition"] if previous is not None else "",
+                         "from_rule_id": previous["rule_id"] if previous is not None else "",
+                         "anchor": reader.anchor(r["rule_id"], r["kind"]), "examples": r["examples"],
+                         "citations": r["citations"], "flags": r["rule_flags"],
+                         "source_ids": r["source"].split(";")})
+        previous = r
+    return {"id": inputs["id"], "versions": versions, "end": inputs["end"], "rows": _collapse(versions),
+            "current": inputs["current"], "numbers": list(dict.fromkeys(v["rule_id"] for v in versions)),
+            "kind": versions[-1]["kind"], "notes": inputs["notes"], "relations": inputs["relations"]}
 
 
 def _collapse(versions: list[dict]) -> list[dict]:
@@ -406,10 +480,10 @@ def _relation(how: str, rule_id: str, edition: str, lineage: str) -> dict:
     return {"how": how, "rule_id": rule_id, "edition": edition, "href": lineage_file(lineage) if lineage else ""}
 
 
-def _index_entry(lineage: dict) -> list:
-    last = lineage["versions"][-1]
-    return [lineage_file(lineage["id"]), "\t".join(lineage["numbers"]), lineage["kind"],
-            lineage["versions"][0]["edition"], last["edition"], last["text"] or last["title"]]
+def _index_entry(lineage_id: str, records: list[dict]) -> list:
+    last = records[-1]
+    return [lineage_file(lineage_id), "\t".join(dict.fromkeys(r["rule_id"] for r in records)), last["kind"],
+            records[0]["edition"], last["edition"], last["text"] or last["title"]]
 
 
 def _source_names(sources: pd.DataFrame) -> dict[str, dict]:

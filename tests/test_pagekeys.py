@@ -1,0 +1,152 @@
+"""Pages whose inputs did not change are left in place without being rendered, and the reports come
+out byte for byte as a full render into an empty folder would write them."""
+import hashlib
+import json
+import shutil
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline import pagekeys, publish, report
+from pipeline.cli import main
+from conftest import RAW, archive_files, needs_archive
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture
+def skipped(monkeypatch):
+    """The pages a render left in place without rendering them, in order."""
+    names: list[str] = []
+    writer = report._writer
+
+    def counting(reports, written):
+        put = writer(reports, written)
+        skip = put.skip
+
+        def counted(name, key):
+            kept = skip(name, key)
+            if kept:
+                names.append(name)
+            return kept
+        put.skip = counted
+        return put
+    monkeypatch.setattr(report, "_writer", counting)
+    return names
+
+
+def corpus_of(tmp_path, *editions):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir(exist_ok=True)
+    for index in editions:
+        shutil.copy(archive_files()[index], corpus)
+    return corpus
+
+
+def run(tmp_path, raw=RAW, corpus=None):
+    args = ["run", "--raw", raw, "--processed", tmp_path / "p", "--reports", tmp_path / "r", "-q"]
+    assert invoke(*args, *(["--corpus", corpus] if corpus else [])).exit_code == 0
+
+
+def assert_as_a_full_render(tmp_path):
+    """reports/ holds exactly what rendering every page into an empty folder writes (run.json too:
+    same tables, same run id, same bytes)."""
+    fresh = tmp_path / "fresh"  # beside r/: the index's links to the datasets read the same
+    assert invoke("report", "--processed", tmp_path / "p", "--reports", fresh, "-q").exit_code == 0
+    files = lambda root: sorted(p.relative_to(root) for p in root.rglob("*")  # noqa: E731
+                                if p.is_file() and not p.name.startswith("."))
+    assert files(tmp_path / "r") == files(fresh)
+    for name in files(fresh):
+        assert (tmp_path / "r" / name).read_bytes() == (fresh / name).read_bytes(), name
+
+
+def edited_seed(tmp_path):
+    raw = tmp_path / "raw2"
+    shutil.copytree(RAW, raw)
+    seed = raw / "004_f1d686327d0145de.txt"
+    seed.write_text(seed.read_text(encoding="utf-8").replace(" player", " gamer", 1), encoding="utf-8")
+    return raw
+
+
+@needs_archive
+def test_adding_an_edition_renders_only_what_it_changes(tmp_path, skipped):
+    run(tmp_path, corpus=corpus_of(tmp_path, 0))
+    assert skipped == []  # nothing published yet: every page is rendered
+    run(tmp_path, corpus=corpus_of(tmp_path, 0, -1))  # the newest edition, after all the others
+    kinds = {name.split("/")[0] for name in skipped}
+    assert {"pairs", "editions", "sources", "lineage"} <= kinds
+    assert_as_a_full_render(tmp_path)
+
+
+def test_a_changed_source_renders_only_what_it_changes(tmp_path, skipped):
+    run(tmp_path)
+    run(tmp_path, raw=edited_seed(tmp_path))
+    assert "sources/004_f1d686327d0145de.html" not in skipped
+    assert "sources/000_3c08dd261a4ed4b0.html" in skipped and any(n.startswith("lineage/") for n in skipped)
+    assert_as_a_full_render(tmp_path)
+
+
+def test_a_page_edited_by_hand_is_rendered_again(tmp_path, skipped):
+    run(tmp_path)
+    listed = publish.listing(tmp_path / "r")
+    pages = sorted(n for n in listed if n.endswith(".html") and "/" in n)  # the keyed ones: not the index
+    edited = [pages[0], next(n for n in pages if n.startswith("lineage/"))]
+    for name in edited:
+        path = tmp_path / "r" / name
+        data = path.read_bytes()
+        path.write_bytes(data[:-2] + (b"X" if data[-2:-1] != b"X" else b"Y") + data[-1:])  # same size
+    skipped.clear()
+    assert invoke("report", "--processed", tmp_path / "p", "--reports", tmp_path / "r", "-q").exit_code == 0
+    assert set(skipped) == set(pages) - set(edited)
+    assert_as_a_full_render(tmp_path)
+
+
+@pytest.mark.parametrize("damage", ["missing", "not what run.json lists", "not JSON"])
+def test_without_the_published_keys_every_page_is_rendered(tmp_path, skipped, damage):
+    run(tmp_path)
+    keys = tmp_path / "r" / pagekeys.FILE
+    if damage == "missing":
+        keys.unlink()
+    elif damage == "not what run.json lists":
+        keys.write_text(keys.read_text() + " ")  # the same keys, but not the file the published run wrote
+    else:
+        keys.write_text("{not json")
+        listing = json.loads((tmp_path / "r" / publish.LISTING).read_text())
+        listing["files"][pagekeys.FILE] = [keys.stat().st_size, hashlib.sha256(keys.read_bytes()).hexdigest()]
+        (tmp_path / "r" / publish.LISTING).write_text(json.dumps(listing))  # even listed as it is
+    skipped.clear()
+    assert invoke("report", "--processed", tmp_path / "p", "--reports", tmp_path / "r", "-q").exit_code == 0
+    assert skipped == []
+    assert_as_a_full_render(tmp_path)
+
+
+def test_a_template_change_renders_every_page_again(tmp_path, skipped, monkeypatch):
+    run(tmp_path)
+    templates = tmp_path / "templates"
+    shutil.copytree(pagekeys.TEMPLATES, templates)
+    with open(templates / "pair.html", "a", encoding="utf-8") as f:
+        f.write("{# a comment changes no page, yet the code that renders them changed #}\n")
+    monkeypatch.setattr(pagekeys, "TEMPLATES", templates)
+    pagekeys.code.cache_clear()
+    try:
+        assert invoke("report", "--processed", tmp_path / "p", "--reports", tmp_path / "r", "-q").exit_code == 0
+    finally:
+        pagekeys.code.cache_clear()
+    assert skipped == []
+
+
+@pytest.mark.parametrize("a, b", [
+    (1, True), (1, 1.0), ("1", 1), (["a"], ("a",)), ({"a": 1}, {"a": "1"}), ("a\0b", ["a", "b"]),
+    ({"a": 1, "b": 2}, {"b": 2, "a": 1}),  # only a rendered page again, never a wrong one
+])
+def test_different_data_gives_different_digests(a, b):
+    assert pagekeys.digest(a) != pagekeys.digest(b)
+
+
+def test_equal_data_gives_equal_digests_however_its_strings_were_made():
+    made = "".join(["line", "age"])
+    assert made is not sys.intern("lineage")
+    assert pagekeys.digest([{"id": made, "n": 1.5}]) == pagekeys.digest([{"id": sys.intern("lineage"), "n": 1.5}])
