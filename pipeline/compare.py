@@ -10,7 +10,7 @@ from pipeline import lookup
 from pipeline.errors import PipelineError
 from pipeline.history import load_rules
 from pipeline.ingest import read_source
-from pipeline.lineage import _aligned as aligned
+from pipeline.lineage import PRIMARY, _aligned as aligned
 from pipeline.cache import Cache, code_hash, tuples
 from pipeline.records import Citation, Rule, RuleChange
 from pipeline.segment import ParagraphCache, segment
@@ -94,19 +94,28 @@ def compare(a: list[Rule], b: list[Rule], cache_file: Path | None = None) -> lis
     matches, diffs = aligned(a, b, frozenset(), frozenset(), pairs)
     if pairs is not None:
         pairs.close()
-    pieces = {m.new for m in matches if m.method == "split"}  # a split piece is listed once, as split
+    # As the run's history records a step (lineage._step): a rule continued by its successor is not also
+    # merged or cut; one that ended in a merge or in pieces is not also removed; a piece is split, not added.
+    both = [m for m in matches if m.old is not None and m.new is not None]
+    continued = {m.old for m in both if m.method in PRIMARY}
+    successors = {m.new for m in both if m.method in PRIMARY}
+    pieces = {m.new for m in both if m.method == "split" and m.new not in successors}
+    ended = {m.old for m in both if m.old not in continued and (m.method == "merge" or m.new in pieces)}
     models = {m.new: a[m.old] for m in matches if m.method == "resembles"}
     for m in matches:
         if m.method == "resembles":
             continue
         if m.old is not None and m.new is not None:
+            if (m.method == "merge" and m.old in continued) or (m.method == "split" and m.new in successors):
+                continue
             kind = {"merge": "merged", "split": "split"}.get(m.method)
             change = RuleChange(*diffs[(m.old, m.new, m.method)])
             out.append(replace(change, change=kind) if kind else change)
         elif m.old is not None:
-            out.append(RuleChange(ea, eb, "", a[m.old].rule_id, "", a[m.old].kind, "removed", False, 0.0, False,
-                                  "unmatched"))
-        elif m.new not in pieces:
+            if m.old not in continued and m.old not in ended:
+                out.append(RuleChange(ea, eb, "", a[m.old].rule_id, "", a[m.old].kind, "removed", False, 0.0,
+                                      False, "unmatched"))
+        elif m.new not in pieces and m.new not in successors:
             model = models.get(m.new)
             out.append(RuleChange(ea, eb, "", "", b[m.new].rule_id, b[m.new].kind, "added", False, 0.0, False,
                                   "unmatched", note=f"resembles {model.rule_id}" if model else ""))

@@ -103,6 +103,24 @@ def test_compare_counts_are_the_datasets_counts(archive_run, a, b):
 
 
 @needs_archive
+def test_compare_backwards_lists_each_ending_once(archive_run):
+    """Two editions the run has no step for are aligned afresh, and recorded as a step is: a rule that
+    ended in a merge is not also removed, nor one continued also merged (500.4 was both, backwards)."""
+    _, processed = archive_run
+    result = CliRunner().invoke(main, ["compare", "2026-01-16", "2025-06-06", "--processed", str(processed), "--json"])
+    assert result.exit_code == 0, result.output[-500:]
+    changes = json.loads(result.stdout)
+    ends = [c["old_rule_id"] for c in changes if c["change"] in ("removed", "merged")]
+    assert len(ends) == len(set(ends))
+    kept = {c["old_rule_id"] for c in changes if c["change"] not in ("removed", "merged", "split")}
+    assert not kept & set(ends)
+    forward = CliRunner().invoke(main, ["compare", "2025-06-06", "2026-01-16", "--processed", str(processed),
+                                        "--json"])
+    added = sum(c["change"] == "added" for c in json.loads(forward.stdout))
+    assert abs(added - sum(c["change"] == "removed" for c in changes)) <= 2  # the same step, seen from its end
+
+
+@needs_archive
 def test_history_explains_itself(archive_run):
     _, processed = archive_run
     out = invoke("history", "212.1b", "--processed", processed).output
