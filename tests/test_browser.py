@@ -556,3 +556,17 @@ def test_archive_pair_page_part_filter_shows_its_chapters(page, archive_reports)
     page.select_option("#chapter", "205")
     assert set(page.locator("li.change:visible").evaluate_all("els => els.map(e => e.dataset.chapter)")) == {"205"}
     assert page.errors == []
+
+
+@pytest.mark.parametrize("width", [1300, 400])
+def test_seed_source_page_shows_every_line_number_one_row_a_line(browser, seed_reports, width):
+    """Each line's number is on screen (a hanging indent pushed it off the left edge), and a source line
+    takes one row, not two (the newline between the lines' blocks made a blank row of its own)."""
+    reports, _ = seed_reports
+    page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
+    page.goto((reports / "sources" / "002_fe0d7c38d7e9f0fd.html").as_uri() + "#L31")
+    number = page.locator("#L31 a.no")
+    box, text = number.bounding_box(), page.locator("#L31").bounding_box()
+    assert number.inner_text() == "31" and box["x"] >= text["x"] - 1 and box["width"] > 10
+    blank, after = page.locator("#L31").bounding_box(), page.locator("#L32").bounding_box()
+    assert blank["height"] < 30 and after["y"] - (blank["y"] + blank["height"]) < 2  # line 31 is blank
