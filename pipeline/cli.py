@@ -205,9 +205,9 @@ def history(rule: str, edition: str | None, as_json: bool, processed: Path):
         click.echo(f"[{n}/{len(lineages)}] lineage {lineage['lineage_id']}: {_carried(lineage)}" if len(lineages) > 1
                    else f"lineage {lineage['lineage_id']}")
         for i, v in enumerate(lineage["versions"]):
-            moved = " (renumbered)" if v["renumbered"] else ""
+            moved = " (renumbered)" if v["renumbered"] and v["kind"] != "glossary" else ""  # a term: "renamed"
             note = f" ({v['note']})" if v["note"] else ""
-            title = f" “{v['title']}”" if v["title"] else ""
+            title = f" “{v['title']}”" if v["title"] and v["title"] != v["rule_id"] else ""  # a term is its title
             click.echo(f"  {v['edition']}  {v['rule_id']:<10}{title} {v['change']}{moved}{note}   "
                        f"[{v['source']} lines {v['lines']}]")
             shown = [v["text"], *v["examples"]] if i == 0 else v["redlines"]  # the first version whole

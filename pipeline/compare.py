@@ -12,6 +12,7 @@ from pipeline.history import load_rules
 from pipeline.ingest import read_source
 from pipeline.lineage import PRIMARY, _aligned as aligned
 from pipeline.cache import Cache, code_hash, tuples
+from pipeline.patterns import LOOKS_LIKE_A_PATH
 from pipeline.records import Citation, Rule, RuleChange
 from pipeline.segment import ParagraphCache, segment
 from pipeline.sources import ADAPTERS
@@ -25,6 +26,8 @@ def rules_of(spec: str, processed: Path) -> list[Rule]:
     path = Path(spec)
     if path.is_file():
         return file_rules(path, processed / CACHE_FILE)
+    if LOOKS_LIKE_A_PATH.fullmatch(spec):
+        raise PipelineError("no such file (to compare editions of a run, give their dates)", path=path)
     try:
         rules = load_rules(processed, spec)
     except PipelineError as e:

@@ -137,7 +137,7 @@ def _missing(db: sqlite3.Connection, rule_id: str, edition: str | None, processe
         close = lookup.suggestions(rule_id, known)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
     said = f" ({'; '.join(notes)})" if notes else ""
-    raise PipelineError(f"no rule {rule_id}{where} in {processed / 'rules.parquet'}{hint}{said}")
+    raise PipelineError(f"no rule {rule_id}{where} in {processed / DATABASE}{hint}{said}")
 
 
 def _relations(moved: list, lineage: str, versions: list) -> list[dict]:

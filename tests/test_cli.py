@@ -167,7 +167,7 @@ def test_history_of_an_unknown_rule(seeds_run):
     _, processed = seeds_run
     result = CliRunner().invoke(main, ["history", "999.9z", "--processed", str(processed)])
     assert result.exit_code == 1
-    assert result.output == f"Error: no rule 999.9z in {processed / 'rules.parquet'}\n"
+    assert result.output == f"Error: no rule 999.9z in {processed / 'crdiff.sqlite'}\n"
 
 
 def test_compare_two_files(tmp_path):

@@ -121,6 +121,16 @@ def test_compare_backwards_lists_each_ending_once(archive_run):
 
 
 @needs_archive
+def test_history_of_a_renamed_term_names_it_once_and_calls_it_renamed(archive_run, tmp_path):
+    _, processed = archive_run
+    lines = invoke("history", "Mana Value", "--processed", processed).output.splitlines()
+    line = next(x for x in lines if x.startswith("  2025-06-06"))
+    assert line.startswith("  2025-06-06  Mana Value renamed (renamed from Converted Mana Cost)"), line
+    missing = invoke("compare", tmp_path / "nope.txt", "2026-01-16", "--processed", processed)
+    assert missing.exit_code == 1 and "nope.txt: no such file" in missing.output
+
+
+@needs_archive
 def test_history_explains_itself(archive_run):
     _, processed = archive_run
     out = invoke("history", "212.1b", "--processed", processed).output
