@@ -225,6 +225,10 @@ def history(rule: str, edition: str | None, as_json: bool, processed: Path):
             click.echo(_fill(c["text"], "      "))
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _carried(lineage: dict) -> str:
     """Which of several lineages is which: when it had the number asked for, and what became of it."""
     rule, (first, last) = lineage["query"]["rule"], lineage["carried"]
@@ -264,7 +268,7 @@ def cite(source: str, as_of: str, to: str | None, as_json: bool, processed: Path
         click.echo(json.dumps(found, ensure_ascii=False, indent=1))
         return
     click.echo(found["text"], nl=not found["text"].endswith("\n"))
-    click.echo(f"--- {len(found['citations'])} citations, {found['from_edition']} -> {found['to_edition']}")
+    click.echo(f"--- {_count(len(found['citations']), 'citation')}, {found['from_edition']} -> {found['to_edition']}")
     for c in found["citations"]:
         now = ", ".join(c["numbers"]) or "-"
         click.echo(f"line {c['line']}: {c['form']}  {c['cited']} -> {now}  {', '.join(c['marks']) or 'unchanged'}"
@@ -272,7 +276,8 @@ def cite(source: str, as_of: str, to: str | None, as_json: bool, processed: Path
 
 
 @main.command(help="Tell which editions an undated fragment's text matches: those in which every "
-                    "rule it holds had exactly that text.")
+                    "rule it holds had exactly that text. Several FILES are one fragment read together "
+                    "(pieces of one copy); run it once per file to date each alone.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(options.MANIFEST_FORMATS),
               help="The files' format, when no manifest.toml beside them names it (official files need none).")
@@ -287,7 +292,7 @@ def identify(files: tuple[Path, ...], fmt: str | None, processed: Path):
     for rule_id, editions in found.misses.items():  # why nothing matches: what each rule matches alone
         groups.setdefault(editions, []).append(rule_id)
     for editions, rule_ids in sorted(groups.items()):
-        click.echo(f"  {len(rule_ids)} rules ({', '.join(rule_ids[:4])}{', ...' if len(rule_ids) > 4 else ''}) "
+        click.echo(f"  {_count(len(rule_ids), 'rule')} ({', '.join(rule_ids[:4])}{', ...' if len(rule_ids) > 4 else ''}) "
                    f"match {', '.join(editions) if editions else 'no edition'}")
 
 
@@ -400,7 +405,7 @@ def _summary(result) -> None:
         click.echo(f"{r.path}: rejected: {r.reason}", err=True)
     if result.editions:
         click.echo(f"{result.records} records in {len(result.editions)} editions "
-                   f"({result.cache[0]} paragraphs analysed, {result.cache[1]} cached)")
+                   f"({result.cache[0]} paragraphs analysed by spaCy now, {result.cache[1]} in the cache)")
     timing = ", ".join(f"{k} {v:.1f}s" for k, v in result.seconds.items())
     click.echo(f"time: {timing}", err=True)
 

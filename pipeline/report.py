@@ -104,7 +104,8 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     env.globals["source_names"] = names  # sources are shown by name wherever they are named
     steps = _steps(data["changes"], data["renumberings"])
     page("index.html", "index.html", editions=editions, steps=steps, classes=CLASSES,
-         timeline=_timeline(editions, steps), sources=len(data["sources"]), names=names,
+         timeline=_timeline(editions, steps), sources=int((data["sources"]["rejection"] == "").sum()), unused=int((data["sources"]["rejection"] != "").sum()),
+         names=names,
          datasets=_datasets(processed, reports))
     grouped = reader.by_edition(rules)
     digests = {edition: pagekeys.digest(records) for edition, records in grouped.items()}  # shared by many keys

@@ -570,3 +570,12 @@ def test_seed_source_page_shows_every_line_number_one_row_a_line(browser, seed_r
     assert number.inner_text() == "31" and box["x"] >= text["x"] - 1 and box["width"] > 10
     blank, after = page.locator("#L31").bounding_box(), page.locator("#L32").bounding_box()
     assert blank["height"] < 30 and after["y"] - (blank["y"] + blank["height"]) < 2  # line 31 is blank
+
+
+def test_archive_index_counts_the_sources_used_apart_from_those_not_used(page, archive_reports):
+    reports, processed = archive_reports
+    sources = pd.read_csv(processed / "sources.csv", dtype=str, keep_default_na=False)
+    used, unused = int((sources.rejection == "").sum()), int((sources.rejection != "").sum())
+    page.goto((reports / "index.html").as_uri())
+    line = page.locator("main p").first.inner_text()
+    assert f"from {used} source files ({unused} more not used: see the sources audit)" in line, line
