@@ -65,6 +65,12 @@ def test_a_stage_without_its_input_says_which_stage_to_run(tmp_path, command):
     assert "is missing: run `python -m pipeline " in result.output
 
 
+def test_report_without_tables_leaves_no_reports_folder_behind(tmp_path):
+    result = invoke("report", "--processed", tmp_path / "nowhere", "--reports", tmp_path / "r")
+    assert result.exit_code == 1 and "editions.parquet is missing" in result.output
+    assert not (tmp_path / "r").exists()
+
+
 LATER = {  # stage module -> modules of later stages it must never import
     "pipeline.ingest": ("segment", "nlp", "align", "lineage", "export", "report", "stages"),
     "pipeline.segment": ("align", "lineage", "export", "report", "stages"),
