@@ -5,6 +5,7 @@ import functools
 import json
 import sys
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -292,8 +293,14 @@ def identify(files: tuple[Path, ...], fmt: str | None, processed: Path):
     for rule_id, editions in found.misses.items():  # why nothing matches: what each rule matches alone
         groups.setdefault(editions, []).append(rule_id)
     for editions, rule_ids in sorted(groups.items()):
-        click.echo(f"  {_count(len(rule_ids), 'rule')} ({', '.join(rule_ids[:4])}{', ...' if len(rule_ids) > 4 else ''}) "
-                   f"match {', '.join(editions) if editions else 'no edition'}")
+        listed = ", ".join(rule_ids[:4]) + (", ..." if len(rule_ids) > 4 else "")
+        click.echo(f"  {_count(len(rule_ids), 'rule')} ({listed}) match{'es' if len(rule_ids) == 1 else ''} "
+                   f"{', '.join(editions) if editions else 'no edition'}")
+    votes = Counter(e for editions in found.misses.values() for e in editions)
+    if votes:  # the best guess: the editions most of its rules agree with
+        best = max(votes.values())
+        click.echo(f"  closest: {', '.join(e for e in sorted(votes) if votes[e] == best)} "
+                   f"({best} of {_count(len(found.misses), 'rule')})")
 
 
 @main.command(help="Compare two editions (dates in --processed) or two official rules files.")

@@ -92,6 +92,16 @@ def test_identify_cli(processed):
     assert "54 rules; matches 2006-07-15" in result.output
 
 
+@needs_archive
+def test_identify_cli_names_the_closest_edition_when_none_matches(processed):
+    """The rulings page of 2008-03-17 quotes rules with its own small differences: no edition holds them all,
+    and the edition most of them agree with is named (its rules are tagged up to [CompRules 2008/02/01])."""
+    result = CliRunner().invoke(main, ["identify", "--processed", str(processed), str(RAW / f"{SEEDS['000']}.txt")])
+    assert result.exit_code == 0, result.output
+    assert "matches no edition" in result.output and "  closest: 2008-02-01 (" in result.output
+    assert "  1 rule (212.4j) matches 2008-02-01" in result.output
+
+
 def test_identify_cli_without_a_run(tmp_path):
     result = CliRunner().invoke(main, ["identify", "--processed", str(tmp_path), str(RAW / f"{SEEDS['004']}.txt")])
     assert result.exit_code == 1 and "rules.parquet is missing" in result.output
