@@ -64,6 +64,21 @@ def drop_uncommitted(folder: Path) -> None:
         shutil.rmtree(stage, ignore_errors=True)
 
 
+def writer(folder: Path) -> str:
+    """The pid of the run holding `folder`'s lock, or "" when none does (a reader only looks)."""
+    try:
+        f = open(folder / LOCK, encoding="utf-8")
+    except OSError:
+        return ""
+    with f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return f.read().strip() or "unknown"
+        fcntl.flock(f, fcntl.LOCK_UN)
+    return ""
+
+
 def _release(f) -> None:
     f.truncate(0)  # an idle folder's lock file is empty: outputs stay byte-identical between runs
     f.flush()
@@ -194,6 +209,10 @@ def verify(folder: Path, names: list[str], quick: bool = False) -> str:
     published it (RUN_STAMP) is not hashed again: what `run` trusts to skip a whole run."""
     for name in names:
         if not (folder / name).exists():
+            holder = writer(folder)
+            if holder:  # a first run still writing: nothing published yet
+                raise PipelineError(f"{name} is not there yet: a run (pid {holder}) is writing here; wait for it "
+                                    "to finish", path=folder)
             raise PipelineError(f"{name} is missing: run `python -m pipeline run` first", path=folder)
     files = listing(folder)
     if files is None:

@@ -54,6 +54,19 @@ def test_a_second_run_fails_clearly_while_the_folder_is_locked(tmp_path):
     assert run(tmp_path).exit_code == 0  # released by the holder: the next run goes ahead
 
 
+def test_a_reader_during_a_first_run_is_told_to_wait_not_to_run(tmp_path):
+    (tmp_path / "p").mkdir()
+    with open(tmp_path / "p" / publish.LOCK, "a+") as held:  # a first run is writing: nothing published yet
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held.write("4242")
+        held.flush()
+        result = invoke("history", "205.1a", "--processed", tmp_path / "p")
+        assert result.exit_code == 1
+        assert "is not there yet: a run (pid 4242) is writing here; wait for it to finish" in result.output
+    result = invoke("history", "205.1a", "--processed", tmp_path / "p")  # no run at all
+    assert result.exit_code == 1 and "is missing: run `python -m pipeline run` first" in result.output
+
+
 @needs_archive
 def test_concurrent_runs_never_leave_one_runs_tables_under_the_others_stamp(tmp_path):
     corpora = [one_edition(tmp_path, 0), one_edition(tmp_path, 1)]
