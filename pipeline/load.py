@@ -66,8 +66,8 @@ def columns(table: pa.Table) -> dict[str, list]:
 def _pylist(column: pa.ChunkedArray) -> list:
     """A column's Python values; a text column's repeated values as one shared str each. Most rows
     repeat an edition, a source, a kind or a wording of other rows (110 simulated editions: 7,000
-    distinct wordings for 313,000 rules), and to_pylist makes a new str for every row: sharing them
-    halved the memory the reports' rule rows took."""
+    distinct wordings for 313,000 rules), and to_pylist makes a new str for every row (sharing them
+    took the reports' rule rows from 630 to 395 MB)."""
     if not pa.types.is_string(column.type) or len(column) < 1024:
         return column.to_pylist()
     encoded = column.dictionary_encode().combine_chunks()
