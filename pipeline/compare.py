@@ -10,7 +10,7 @@ from pipeline import lookup
 from pipeline.errors import PipelineError
 from pipeline.history import load_rules
 from pipeline.ingest import read_source
-from pipeline.lineage import PRIMARY, _aligned as aligned
+from pipeline.lineage import _aligned as aligned, fates
 from pipeline.cache import Cache, code_hash, tuples
 from pipeline.patterns import LOOKS_LIKE_A_PATH
 from pipeline.records import Citation, Rule, RuleChange
@@ -97,13 +97,10 @@ def compare(a: list[Rule], b: list[Rule], cache_file: Path | None = None) -> lis
     matches, diffs = aligned(a, b, frozenset(), frozenset(), pairs)
     if pairs is not None:
         pairs.close()
-    # As the run's history records a step (lineage._step): a rule continued by its successor is not also
-    # merged or cut; one that ended in a merge or in pieces is not also removed; a piece is split, not added.
-    both = [m for m in matches if m.old is not None and m.new is not None]
-    continued = {m.old for m in both if m.method in PRIMARY}
-    successors = {m.new for m in both if m.method in PRIMARY}
-    pieces = {m.new for m in both if m.method == "split" and m.new not in successors}
-    ended = {m.old for m in both if m.old not in continued and (m.method == "merge" or m.new in pieces)}
+    # Read as the run's history reads a step: a rule continued by its successor is not also merged or
+    # cut; one that ended in a merge or in pieces is not also removed; a piece is split, not added.
+    continued, successors, ended = fates(matches)
+    pieces = {m.new for m in matches if m.method == "split" and m.new not in successors}
     models = {m.new: a[m.old] for m in matches if m.method == "resembles"}
     for m in matches:
         if m.method == "resembles":

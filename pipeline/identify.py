@@ -35,8 +35,7 @@ def edition_texts(rules: list[Rule], complete: set[str]) -> Texts:
     out: Texts = {e: {} for e in sorted(complete)}
     for r in rules:
         if r.edition in complete and r.occurrence == 1 and r.kind not in SKIPPED:
-            examples = tuple(words(compare_form(e)) for e in r.examples)
-            out[r.edition][key(r.rule_id, r.kind)] = (words(r.compare), examples)
+            out[r.edition][key(r.rule_id, r.kind)] = entry(r.compare, r.examples)
     return out
 
 
@@ -55,7 +54,9 @@ def window(fragment: list[Rule], texts: Texts) -> Window:
         raise PipelineError("the fragment holds no numbered rule to compare")
     alone: dict[str, set[str]] = {}
     for r in wanted:
-        agree = {edition for edition, table in texts.items() if _agrees(r, table.get(key(r.rule_id, r.kind)))}
+        mine, inside = entry(r.compare, r.examples), "partial" in r.flags or "truncated" in r.flags
+        at = key(r.rule_id, r.kind)
+        agree = {edition for edition, table in texts.items() if _agrees(mine, inside, table.get(at))}
         alone[r.rule_id] = alone[r.rule_id] & agree if r.rule_id in alone else agree
     matching = set.intersection(*alone.values())
     editions = tuple(e for e in texts if e in matching)
@@ -63,14 +64,19 @@ def window(fragment: list[Rule], texts: Texts) -> Window:
     return Window(editions, len(wanted), {} if editions else misses)
 
 
-def _agrees(r: Rule, theirs: tuple[str, tuple[str, ...]] | None) -> bool:
+def _agrees(mine: tuple[str, tuple[str, ...]], inside: bool, theirs: tuple[str, tuple[str, ...]] | None) -> bool:
+    """A rule's text and examples are an edition's (`inside`: a partial or truncated rule's are in its)."""
     if theirs is None:
         return False
-    compare, examples = theirs
-    text, ours = words(r.compare), tuple(words(compare_form(e)) for e in r.examples)
-    if "partial" in r.flags or "truncated" in r.flags:
+    (text, ours), (compare, examples) = mine, theirs
+    if inside:
         return text in compare and all(any(e in t for t in examples) for e in ours)
     return text == compare and ours == examples
+
+
+def entry(compare: str, examples) -> tuple[str, tuple[str, ...]]:
+    """What is compared of a rule: its comparison form's words and its examples' (every side alike)."""
+    return words(compare), tuple(words(compare_form(e)) for e in examples)
 
 
 def words(text: str) -> str:
@@ -90,8 +96,8 @@ def read_processed(processed: Path) -> Texts:
     for row in load.rows(processed, "rules", only=["edition", "rule_id", "kind", "occurrence", "title", "text",
                                                   "examples"]):
         if row["edition"] in complete and row["occurrence"] == 1 and row["kind"] not in SKIPPED:
-            out[row["edition"]][key(row["rule_id"], row["kind"])] = (
-                words(compare_form(row["text"] or row["title"])), tuple(words(compare_form(e)) for e in row["examples"]))
+            out[row["edition"]][key(row["rule_id"], row["kind"])] = entry(compare_form(row["text"] or row["title"]),
+                                                                          row["examples"])
     return out
 
 

@@ -88,12 +88,11 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
     matches, diffs = _aligned(old, records, force, forbid, cache, digests, complete.get(edition, False))
     lineage_of_new: dict[int, str] = {}
     rows: list[RuleChange] = []
-    ended, continued = set(), set()
+    continued, successors, ended = fates(matches)
     for m in matches:
         if m.method in PRIMARY and m.old is not None and m.new is not None:
             lineage = known[m.old][0]
             lineage_of_new[m.new] = lineage
-            continued.add(m.old)
             change = _change(diffs[(m.old, m.new, m.method)], lineage)
             if change.change == "modified":
                 last_changed[lineage] = edition
@@ -102,12 +101,9 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
     models = {m.new: old[m.old] for m in matches if m.method == "resembles"}
     for m in matches:
         if m.method == "merge" and m.old not in continued:
-            ended.add(m.old)
             rows.append(_change(diffs[(m.old, m.new, m.method)], known[m.old][0], "merged"))
-        elif m.method == "split" and m.new not in lineage_of_new:
+        elif m.method == "split" and m.new not in successors:
             pieces.setdefault(m.new, []).append(m)
-            if m.old not in continued:
-                ended.add(m.old)  # cut in pieces, none of them its successor
     for j, r in enumerate(records):
         if j in lineage_of_new:
             continue
@@ -142,6 +138,17 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
         new_known += [(lineage_of_new[j], r) for j, r in enumerate(records)]
     history.changes += rows
     return new_known
+
+
+def fates(matches) -> tuple[set[int], set[int], set[int]]:
+    """What one step's matches make of each rule: (old rules a successor continues, new rules that
+    are successors, old rules that ended: merged into a rule, or cut in pieces none of which
+    continues them). A continued rule is never also merged or ended. `compare` reads a step so too."""
+    primary = [m for m in matches if m.method in PRIMARY and m.old is not None and m.new is not None]
+    continued, successors = {m.old for m in primary}, {m.new for m in primary}
+    ended = {m.old for m in matches if m.old not in continued
+             and (m.method == "merge" or (m.method == "split" and m.new not in successors))}
+    return continued, successors, ended
 
 
 def _aligned(old, new, force, forbid, cache, digests=None, whole=True):

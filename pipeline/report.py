@@ -103,9 +103,9 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     names = _source_names(data["sources"])
     env.globals["source_names"] = names  # sources are shown by name wherever they are named
     steps = _steps(data["changes"], data["renumberings"])
+    used = int((data["sources"]["rejection"] == "").sum())
     page("index.html", "index.html", editions=editions, steps=steps, classes=CLASSES,
-         timeline=_timeline(editions, steps), sources=int((data["sources"]["rejection"] == "").sum()), unused=int((data["sources"]["rejection"] != "").sum()),
-         names=names,
+         timeline=_timeline(editions, steps), sources=used, unused=len(data["sources"]) - used, names=names,
          datasets=_datasets(processed, reports))
     grouped = reader.by_edition(rules)
     digests = {edition: pagekeys.digest(records) for edition, records in grouped.items()}  # shared by many keys

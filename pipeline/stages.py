@@ -114,9 +114,8 @@ def run_report(processed: Path, reports: Path, quiet: bool = False) -> list[Path
     cleaned sources (for the line-by-line source pages), tagged with their run id."""
     from pipeline import report
     _separate(processed, reports)
-    publish.verify(processed, [f"{name}.parquet" for name in report.NEEDED])  # no tables: no --reports folder made
+    rid = publish.verify(processed, [f"{name}.parquet" for name in report.NEEDED])  # no tables: no --reports made
     with publish.locked(reports):
-        rid = publish.verify(processed, [f"{name}.parquet" for name in report.NEEDED])
         docs = stored.load_ingested(processed).docs if (processed / stored.FOLDER / "ingest.json.gz").exists() else []
         docs = [replace(d, paragraphs=()) for d in docs]  # the pages show each source's lines, not its paragraphs
         written = report.render(processed, publish.begin(reports), docs, progress=_bar(quiet, "report", "page"),
