@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 CORPUS ?= $(wildcard corpus)
 CORPUS_ARGS := $(foreach d,$(CORPUS),--corpus $(d))
 
-.PHONY: all run test browser datasets report bench clean fetch accuracy lock
+.PHONY: all run test browser datasets report bench clean fetch accuracy audit-sample lock
 
 all: run
 
@@ -60,6 +60,13 @@ FORMATS ?= ../shared/cr-formats
 # Precision and recall of the history on hand-checked cases (tests/data/accuracy.csv) from the archive.
 accuracy: $(STAMP)
 	$(PY) -m pipeline accuracy --corpus $(ARCHIVE) --cases tests/data/accuracy.csv
+
+# A blind measure: a stratified random sample of change rows of the archive run, to be judged against the
+# texts by someone who did not write the code (docs/accuracy.md). A new SEED for every audit.
+SEED ?= $(shell date +%Y%m%d)
+audit-sample: $(STAMP)
+	$(PY) -m pipeline run --raw raw --corpus $(ARCHIVE) --processed audit/processed --no-reports -q
+	$(PY) -m pipeline audit-sample --processed audit/processed --seed $(SEED) --out audit
 
 bench: $(STAMP)
 	$(PY) -m pipeline bench --corpus $(ARCHIVE) --simulate 110 $(if $(wildcard $(FORMATS)),--formats $(FORMATS))

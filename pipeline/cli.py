@@ -378,6 +378,31 @@ def accuracy(corpus: Path, cases: Path, as_json: bool):
         click.echo(acc.summary(verdicts))
 
 
+@main.command("audit-sample", help="Draw a stratified random sample of change rows from a published run (each "
+                                     "class on its own, round-robin over the steps) and write a worksheet to judge "
+                                     "against the source texts: audit-SEED.csv (to fill) and audit-SEED.md (to read).")
+@click.option("--processed", type=EXISTING_DIR, default=Path("processed"), show_default=True,
+              help="The published run to sample.")
+@click.option("--seed", type=int, required=True, help="A new seed for every audit (write it down with the figures).")
+@click.option("--per-class", type=click.IntRange(1, 1000), default=20, show_default=True, help="Rows per class.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("audit"), show_default=True,
+              help="Folder for the worksheet.")
+@friendly_errors
+def audit_sample(processed: Path, seed: int, per_class: int, out: Path):
+    from pipeline import audit
+    rows = audit.sample(processed, seed, per_class)
+    sheet, readable = audit.write(rows, out, seed)
+    click.echo(f"{len(rows)} rows drawn (seed {seed}): fill {sheet}, read {readable}")
+
+
+@main.command("audit-score", help="Precision per class, with its 95% interval, of a judged audit worksheet.")
+@click.argument("sheet", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@friendly_errors
+def audit_score(sheet: Path):
+    from pipeline import audit
+    click.echo(audit.summary(audit.score(sheet)))
+
+
 @main.command(help="Benchmark a corpus folder against every performance target (issue 15), each printed with its "
                    "ratio: full run vs the naive floor, memory, adding one edition, output sizes, compare, --help, "
                    "history.")

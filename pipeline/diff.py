@@ -162,6 +162,43 @@ def redlines(old, new) -> list[str]:
     return out
 
 
+AGREEMENT = {"unchanged": "same", "cosmetic": "typography", "reference": "references", "modified": "differs"}
+MAX_DEPARTURES = 4
+
+
+def departures(official: Rule, copy: Rule, change: RuleChange) -> str:
+    """Where a copy departs from the official text, in words: 'without "symbols"', '"Rule" for
+    "rule"', '2 examples missing' (the first few word operations; the rest counted)."""
+    said = []
+    for tag, _, _, _, _, old_text, new_text in change.ops:
+        a, b = old_text.strip(), new_text.strip()
+        said.append(f'without "{a}"' if tag == "delete" else f'adds "{b}"' if tag == "insert" else f'"{b}" for "{a}"')
+    out = said[:MAX_DEPARTURES] + ([f"{len(said) - MAX_DEPARTURES} more"] if len(said) > MAX_DEPARTURES else [])
+    if change.title_ops:
+        out.append("title differs")
+    lost = len(official.examples) - len(copy.examples)
+    if lost:
+        out.append(f"{_count(lost)} missing" if lost > 0 else f"{_count(-lost)} more")
+    elif any(change.example_ops):
+        out.append("examples differ")
+    if {"partial", "truncated"} & set(copy.flags):
+        out.append("copies only part of it")
+    return "; ".join(out)
+
+
+def observed_note(o: dict) -> str:
+    """What a copy's record says of the edition it observes, as the history and the lineage page show it."""
+    if o["agreement"] == "absent":
+        return f"only in this unofficial copy ({o['differences']})"
+    number = f" {o['official_rule_id']}" if o["official_rule_id"] != o["rule_id"] else ""
+    what = "word for word" if o["agreement"] == "same" else o["differences"]
+    return f"an unofficial copy of {o['observes']}{number}: {what}"
+
+
+def _count(n: int) -> str:
+    return f"{n} example{'' if n == 1 else 's'}"
+
+
 def change_between(a: Rule, b: Rule, lineage: str, m, change: str | None = None) -> RuleChange:
     ops = word_ops(a.text, b.text)
     title_ops = word_ops(a.title, b.title)

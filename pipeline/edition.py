@@ -87,4 +87,19 @@ def editions(rules: list[Rule], docs: list[CleanDoc]) -> list[Edition]:
                            any(d.complete for d in group), dict(sorted(counts.get(edition, Counter()).items())),
                            conflicts[edition],
                            not any(d.complete for d in group) and any(d.source.format == "official" for d in group)))
+    return observing(out)
+
+
+def observing(eds: list[Edition]) -> list[Edition]:
+    """A copy (rulings page, foreign site, wiki, Markdown export: any source that is not an official
+    edition) is evidence about the official edition in force on its date, not an edition of its own:
+    with one in the run it observes that edition (it makes no step of the history). A copy older than
+    every official edition of the run, or of unknown date, still stands in for its edition."""
+    complete = sorted(e.edition for e in eds if e.complete)
+    out = []
+    for e in eds:
+        if not e.complete and not e.truncated and e.edition:
+            in_force = [c for c in complete if c <= e.edition]
+            e = replace(e, observes=in_force[-1] if in_force else "")
+        out.append(e)
     return out

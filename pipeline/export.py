@@ -148,13 +148,17 @@ def edition_rows(eds: list[Edition], rules: list[Rule]) -> pd.DataFrame:
     for e in eds:
         c = e.counts
         rows.append({"edition": e.edition, "edition_end": e.edition_end,
-                     "status": "complete" if e.complete else ("truncated" if e.truncated else "fragment"), "sources": list(e.sources),
+                     "status": _status(e), "observes": e.observes, "sources": list(e.sources),
                      "records": sum(c.values()), "parts": c.get("part", 0), "chapters": c.get("chapter", 0),
                      "sections": c.get("section", 0), "rules": c.get("rule", 0), "subrules": c.get("subrule", 0),
                      "rulings": c.get("ruling", 0), "glossary": c.get("glossary", 0),
                      "commentary": c.get("commentary", 0), "examples": examples.get(e.edition, 0),
                      "conflicts": e.conflicts})
     return frame("editions", rows)
+
+
+def _status(e: Edition) -> str:
+    return "complete" if e.complete else "truncated" if e.truncated else "copy" if e.observes else "fragment"
 
 
 def glossary_rows(rules: list[Rule], history: object | None = None) -> pd.DataFrame:
@@ -202,6 +206,10 @@ def discard_rows(docs: list[CleanDoc]) -> pd.DataFrame:
 
 def renumbering_rows(history) -> pd.DataFrame:
     return frame("renumberings", history.renumberings)
+
+
+def observation_rows(history) -> pd.DataFrame:
+    return frame("observations", history.observations)
 
 
 def citation_rows(rules: list[Rule], history, eds: list[Edition]) -> pd.DataFrame:

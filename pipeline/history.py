@@ -9,9 +9,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from pipeline import lookup, publish
-from pipeline.diff import redline, redlines, swaps
+from pipeline.diff import observed_note, redline, redlines, swaps
 from pipeline.errors import PipelineError
 
+COPY_NOTE = "from an unofficial copy"
 DATABASE = "crdiff.sqlite"  # pipeline.database.NAME (that module imports numpy)
 
 
@@ -76,15 +77,24 @@ def _history(db: sqlite3.Connection, processed: Path, rule_id: str, edition: str
                            "AND r.kind = 'commentary' ORDER BY r.rowid", [c.edition, c.rule_id]):
             comments[(c.edition, c.rule_id)] = r.text
     latest = db.execute("SELECT MAX(edition) FROM rules").fetchone()[0]
+    seen_in = {(o.edition, o.rule_id): o for o in _rows(
+        db, "SELECT edition, rule_id, observes, official_rule_id, agreement, differences FROM observations "
+            f"WHERE lineage_id IN ({_marks(lineages)}) ORDER BY rowid", lineages)}
+    standing = {e.edition for e in _rows(db, "SELECT edition FROM editions WHERE status = 'fragment'")}
     out = []
     for lineage in lineages:
         versions = sorted((r for r in mine if r.lineage_id == lineage), key=lambda r: r.edition)
         steps, previous = [], None
         for r in versions:
+            seen = seen_in.get((r.edition, r.rule_id))
+            if seen is not None:  # a copy: evidence about an edition, shown against it, never a step
+                steps.append(_observed(r, seen, lineage, cited))
+                continue
             step = next((c for c in changes if c.lineage_id == lineage and c.to_edition == r.edition), None)
             change = step.change if step else ("first" if previous is None else "unchanged")
+            note = "; ".join(filter(None, [step.note if step else "", COPY_NOTE if r.edition in standing else ""]))
             steps.append({"edition": r.edition, "rule_id": r.rule_id, "kind": r.kind, "title": r.title,
-                          "source": r.source, "change": change, "note": step.note if step else "",
+                          "source": r.source, "change": change, "note": note,
                           "renumbered": bool(step and step.renumbered), "text": r.text, "examples": r.examples,
                           "redline": redline(previous.text, r.text) if previous is not None else "",
                           "redlines": redlines(previous, r) if previous is not None else [],
@@ -107,6 +117,15 @@ def _history(db: sqlite3.Connection, processed: Path, rule_id: str, edition: str
                     "ends": [{"edition": c.to_edition, "change": c.change, "into": c.new_rule_id} for c in ends],
                     "relations": _relations(moved, lineage, versions)})
     return out
+
+
+def _observed(r, seen, lineage: str, cited: list) -> dict:
+    """A copy's record as the history shows it: what it says of the official edition it observes."""
+    note = observed_note(vars(seen) | {"rule_id": r.rule_id})
+    return {"edition": r.edition, "rule_id": r.rule_id, "kind": r.kind, "title": r.title, "source": r.source,
+            "change": "observed", "note": note, "renumbered": False, "text": r.text, "examples": r.examples,
+            "redline": "", "redlines": [], "swaps": "", "lines": f"{r.line_start}-{r.line_end}",
+            "commentary": sorted({c.rule_id for c in cited if c.lineage_id == lineage})}
 
 
 def _resolve(db: sqlite3.Connection, rule_id: str, edition: str | None) -> tuple[str, str | None, list[str]]:

@@ -16,7 +16,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from pipeline.align import align, score_form
-from pipeline.diff import change_between
+from pipeline.diff import AGREEMENT, change_between, departures
 from pipeline.edition import Edition
 from pipeline.overrides import Overrides
 from pipeline.patterns import SUBRULE_LETTERS as L
@@ -39,6 +39,7 @@ class History:
     lineage: dict[tuple, str] = field(default_factory=dict)  # rule_key -> lineage id
     last_changed: dict[tuple, str] = field(default_factory=dict)  # rule_key -> edition of last wording change
     chain: list[str] = field(default_factory=list)  # editions in the order they were walked
+    observations: list[dict] = field(default_factory=list)  # what each copy's record shows of its edition
 
 
 def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Overrides(),
@@ -52,6 +53,7 @@ def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Override
             by_edition.setdefault(r.edition, []).append(r)
     complete = {e.edition: e.complete for e in eds}
     truncated = {e.edition for e in eds if e.truncated}
+    observes = {e.edition: e.observes for e in eds if e.observes}
     digests = Digests()  # every record's content digested once, for the keys of all the pairs it is in
     known: list[tuple[str, Rule]] = []  # (lineage, latest record), in document order
     last_changed: dict[str, str] = {}
@@ -59,6 +61,9 @@ def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Override
     last_complete = None
     for edition in (progress or iter)(sorted(by_edition)):
         records = by_edition[edition]
+        if edition in observes and known:  # a copy: evidence about the edition in force, no step
+            _observe(history, known, records, observes[edition], last_changed, cache, digests)
+            continue
         history.chain.append(edition)
         if not known:
             for r in records:
@@ -138,6 +143,32 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
         new_known += [(lineage_of_new[j], r) for j, r in enumerate(records)]
     history.changes += rows
     return new_known
+
+
+def _observe(history, known, records, observed, last_changed, cache, digests):
+    """A copy's records join the lineages of the rules they copy (in the edition in force, `known`),
+    each with an observation of how it departs from the official text; a record the edition has no
+    rule for (a ruling) starts a lineage of its own. Nothing here is a change of the rules."""
+    old = [r for _, r in known]
+    matches, diffs = _aligned(old, records, frozenset(), frozenset(), cache, digests, False)
+    copied = {m.new: m for m in matches if m.method in PRIMARY and m.old is not None and m.new is not None}
+    for j, r in enumerate(records):
+        m = copied.get(j)
+        row = {"edition": r.edition, "source": r.source, "kind": r.kind, "rule_id": r.rule_id,
+               "occurrence": r.occurrence, "observes": observed, "official_rule_id": "", "lineage_id": "",
+               "agreement": "absent", "similarity": 0.0, "differences": f"no such rule in {observed}"}
+        if m is None:
+            lineage = mint(r)
+            last_changed.setdefault(lineage, r.edition)
+        else:
+            lineage = known[m.old][0]
+            change = _change(diffs[(m.old, m.new, m.method)], lineage)
+            row.update(official_rule_id=old[m.old].rule_id, agreement=AGREEMENT.get(change.change, "differs"),
+                       similarity=change.similarity, differences=departures(old[m.old], r, change))
+        row["lineage_id"] = lineage
+        history.observations.append(row)
+        history.lineage[rule_key(r)] = lineage
+        history.last_changed[rule_key(r)] = last_changed[lineage]
 
 
 def fates(matches) -> tuple[set[int], set[int], set[int]]:

@@ -128,6 +128,7 @@ class Edition:
     counts: dict[str, int]  # records by kind
     conflicts: int
     truncated: bool = False  # an official text that stops early (no complete copy of it): a fragment
+    observes: str = ""  # a copy's: the complete official edition in force on its date, which it is evidence about
 
 
 def rule_key(r: Rule) -> tuple[str, str, str, int]:

@@ -19,7 +19,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup, escape
 
 from pipeline.clean import LINE_BREAK
-from pipeline.diff import word_ops
+from pipeline.diff import observed_note, word_ops
 from pipeline import cite, load, pagekeys, publish, reader, redline
 from pipeline.errors import PipelineError
 from pipeline.schema import BY_NAME
@@ -27,7 +27,8 @@ from pipeline.records import CleanDoc
 from pipeline.ruleid import chapter as chapter_of, sort_key as natural_key
 from pipeline.store import write_atomic, write_if_changed
 
-NEEDED = ("editions", "sources", "discards", "rules", "changes", "citations", "terminology", "renumberings")
+NEEDED = ("editions", "sources", "discards", "rules", "changes", "citations", "terminology", "renumberings",
+          "observations")
 CLASSES = ("unchanged", "cosmetic", "reference", "modified", "renamed", "added", "removed", "split", "merged",
            "first_seen", "not_covered")
 HIDDEN_BY_DEFAULT = ("unchanged", "cosmetic", "reference", "not_covered")
@@ -113,7 +114,8 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     complete = [e["edition"] for e in editions if e["status"] == "complete"]
     remapper = cite.from_tables(rules, data["changes"], data["editions"])  # commentary shows the numbers now
     lineages = _lineage_inputs(rules, data["changes"], data["citations"], complete[-1] if complete else "",
-                               lambda lineage, edition: cite.now(remapper, lineage, edition))
+                               lambda lineage, edition: cite.now(remapper, lineage, edition), data["observations"],
+                               {e["edition"] for e in editions if e["status"] == "fragment"})
     index = _lineage_pages(page, put, (progress or iter)(lineages), env)
     _reader_pages(page, put, grouped, digests, editions, env)
     del rules, grouped
@@ -395,11 +397,15 @@ def _chapters(rows: list[dict], title_of) -> list[dict]:
 
 
 def _lineage_inputs(rules: list[dict], changes: pd.DataFrame, citations: pd.DataFrame, current: str = "",
-                    now=lambda lineage, edition: ""):
+                    now=lambda lineage, edition: "", observations: pd.DataFrame | None = None,
+                    standing: set[str] = frozenset()):
     """Everything a lineage's page shows, one lineage at a time: its records by edition, the change that
-    reached each, how it ended, the commentary citing it, its splits and merges, its current number."""
+    reached each (or, for a copy's record, what it shows of the edition it observes), how it ended, the
+    commentary citing it, its splits and merges, its current number."""
     worth = changes[(changes.change != "unchanged") | changes.renumbered.astype(bool)]  # the rest reads "unchanged"
     by_step = {(c["lineage_id"], c["to_edition"]): c for c in worth.to_dict(orient="records")}
+    for o in ([] if observations is None else observations.to_dict(orient="records")):
+        by_step[(o["lineage_id"], o["edition"])] = {"change": "observed", "note": observed_note(o), "renumbered": False}
     ends = {}
     for c in changes[changes.change.isin(["removed", "merged"])].to_dict(orient="records"):
         ends.setdefault(c["lineage_id"], c)
@@ -421,6 +427,7 @@ def _lineage_inputs(rules: list[dict], changes: pd.DataFrame, citations: pd.Data
         records = sorted(groups[lineage], key=lambda r: r["edition"])
         last = records[-1]
         yield {"id": lineage, "records": records, "steps": [by_step.get((lineage, r["edition"])) for r in records],
+               "copies": [r["edition"] in standing for r in records],
                "end": ends.get(lineage), "notes": notes.get(lineage, []), "relations": relations.get(lineage, []),
                "current": last["rule_id"] if last["edition"] == current and last["kind"] not in ("glossary", "commentary") else ""}
 
@@ -428,8 +435,15 @@ def _lineage_inputs(rules: list[dict], changes: pd.DataFrame, citations: pd.Data
 def _lineage(inputs: dict) -> dict:
     """A lineage's page: its versions with their redlines, runs of unchanged versions collapsed."""
     versions, previous = [], None
-    for r, step in zip(inputs["records"], inputs["steps"]):
+    for r, step, copy in zip(inputs["records"], inputs["steps"], inputs["copies"]):
         change = step["change"] if step else ("first" if previous is None else "unchanged")
+        if change == "observed":  # a copy's text, shown whole; the next official version is compared with the last one
+            versions.append({**r, "change": change, "note": step["note"], "renumbered": False,
+                             "parts": redline.parts(r, r, {}, segments), "from_edition": "", "from_rule_id": "",
+                             "anchor": reader.anchor(r["rule_id"], r["kind"]), "examples": r["examples"],
+                             "citations": r["citations"], "flags": r["rule_flags"], "source_ids": r["source"].split(";"),
+                             "copy": False})
+            continue
         if previous is None:
             parts = redline.parts(r, r, {}, segments)
         else:  # an unchanged version is one line of a run, without its text (_collapse)
@@ -439,7 +453,7 @@ def _lineage(inputs: dict) -> dict:
                          "from_rule_id": previous["rule_id"] if previous is not None else "",
                          "anchor": reader.anchor(r["rule_id"], r["kind"]), "examples": r["examples"],
                          "citations": r["citations"], "flags": r["rule_flags"],
-                         "source_ids": r["source"].split(";")})
+                         "source_ids": r["source"].split(";"), "copy": copy})
         previous = r
     return {"id": inputs["id"], "versions": versions, "end": inputs["end"], "rows": _collapse(versions),
             "current": inputs["current"], "numbers": list(dict.fromkeys(v["rule_id"] for v in versions)),

@@ -97,7 +97,10 @@ TABLES = (
         ("edition", "date", "Date of the edition (effective date stated in its text)."),
         ("edition_end", "date", "End of the date range, when only fragments of unknown date give it."),
         ("status", "string", "complete (a whole official edition), truncated (an official text that stops early: "
-                             "rules it lacks are not_covered, not removed) or fragment."),
+                             "rules it lacks are not_covered, not removed), copy (an unofficial copy of the "
+                             "edition in `observes`: it makes no step of the history) or fragment (a copy no "
+                             "official edition of the run covers: it stands in for its edition)."),
+        ("observes", "date", "For a copy: the official edition in force on its date, which it is evidence about."),
         ("sources", "array", "Source ids that give it (JSON list)."),
         ("records", "integer", "Records of every kind."),
         ("parts", "integer", "Parts (1. Game Concepts)."),
@@ -198,6 +201,24 @@ TABLES = (
         ("count", "integer", "Rules in the run."),
         ("summary", "string", "The run in words: 702.11–702.82 shifted +1."),
     ), ("from_edition", "to_edition", "scope", "first_old")),
+    Table("observations", "What each record of a copy (rulings page, foreign-site copy, wiki, Markdown export) "
+                          "shows of the official edition in force on its date: a copy is evidence about an "
+                          "edition, never a step of the history.", _cols(
+        ("edition", "date", "The copy's own date (its records' edition in `rules`)."),
+        ("source", "string", "The copy's source id."),
+        ("kind", "string", "Kind of the copy's record."),
+        ("rule_id", "string", "Number (or term) in the copy."),
+        ("occurrence", "integer", "1, or 2 for the second printing of a number."),
+        ("observes", "date", "The official edition it is evidence about (the one in force on its date)."),
+        ("official_rule_id", "string", "The rule of that edition it copies (empty when that edition has none)."),
+        ("lineage_id", "string", "The lineage of that rule (the copy's record joins it)."),
+        ("agreement", "string", "same (word for word), typography (quotes, dashes, symbols only), references "
+                                "(only cited numbers differ), differs (words dropped, added or changed; examples "
+                                "lost) or absent (the edition has no such rule: a ruling, a rule of another date)."),
+        ("similarity", "number", "0-100: how alike the copy and the official text are."),
+        ("differences", "string", "Where the copy departs from the official text, in words: "
+                                  "without \"symbols\"; 2 examples missing."),
+    ), ("edition", "kind", "rule_id", "occurrence"), EDITION_FK),
     Table("texts", "Each distinct wording of a rule (its text, examples and sentences) once: the CSV and "
                    "database rows of `rules` and `glossary` name theirs by `text_id`.", _cols(
         ("text_id", "string", "The first 16 hex digits of the SHA-256 of [text, examples, sentences] as compact JSON."),

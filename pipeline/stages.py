@@ -183,7 +183,7 @@ def _align(result: Result, overrides, cache_file: Path | None, quiet: bool) -> s
     result.warnings += pairs.warnings
     result.history = history
     aligned = stored.Aligned(history.changes, history.lineage, history.last_changed,
-                             lineage.cascades(history.changes), cited)
+                             lineage.cascades(history.changes), cited, history.observations)
     result.seconds["align"] = time.perf_counter() - start
     return aligned
 
@@ -219,6 +219,7 @@ def _export(result: Result, history, out: Path) -> None:
         "glossary": lambda: export.glossary_rows(rules, history),
         "terminology": lambda: export.terminology_rows(history),
         "renumberings": lambda: export.renumbering_rows(history),
+        "observations": lambda: export.observation_rows(history),
     }
     summaries = {"sources": datapackage.summarize(result.sources_frame),
                  "discards": datapackage.summarize(result.discards_frame)}

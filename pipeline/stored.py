@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from dataclasses import astuple
+from dataclasses import asdict, astuple
 from pathlib import Path
 
 from pipeline import export, load, publish
@@ -79,15 +79,13 @@ def load_ingested(processed: Path) -> Ingested:
 def save_segmented(folder: Path, rules: list[Rule], editions: list[Edition]) -> None:
     frame = export.rule_rows(rules)
     export.write_table(frame, folder / FOLDER, "rules", file="segment.rules", formats=("parquet",))
-    _write_json(folder, "segment", [[e.edition, e.edition_end, list(e.sources), e.complete, e.counts, e.conflicts,
-                                     e.truncated] for e in editions])
+    _write_json(folder, "segment", [{**asdict(e), "sources": list(e.sources)} for e in editions])
 
 
 def load_segmented(processed: Path) -> tuple[list[Rule], list[Edition]]:
     _check(processed, f"{FOLDER}/segment.rules.parquet", "segment")
     rules = load.rules(processed, file=f"{FOLDER}/segment.rules").rules
-    editions = [Edition(e[0], e[1], tuple(e[2]), e[3], e[4], e[5], e[6])
-                for e in _read_json(processed, "segment", "segment")]
+    editions = [Edition(**{**e, "sources": tuple(e["sources"])}) for e in _read_json(processed, "segment", "segment")]
     return rules, editions
 
 
@@ -95,12 +93,12 @@ def load_segmented(processed: Path) -> tuple[list[Rule], list[Edition]]:
 
 class Aligned:
     """What the export needs of the alignment: the history (changes, lineage ids, last changes),
-    the renumbering runs and the lineages that commentary citations point to."""
+    the renumbering runs, the lineages that commentary citations point to and what copies observe."""
 
     def __init__(self, changes: list[RuleChange], lineage: dict, last_changed: dict, renumberings: list[dict],
-                 cited: dict):
+                 cited: dict, observations: list[dict] = ()):
         self.changes, self.lineage, self.last_changed = changes, lineage, last_changed
-        self.renumberings, self.cited = renumberings, cited
+        self.renumberings, self.cited, self.observations = renumberings, cited, list(observations)
 
 
 def save_aligned(folder: Path, aligned: Aligned) -> None:
@@ -109,7 +107,8 @@ def save_aligned(folder: Path, aligned: Aligned) -> None:
     _write_json(folder, "align", {
         "lineage": [[*k, v, aligned.last_changed.get(k, "")] for k, v in aligned.lineage.items()],
         "renumberings": aligned.renumberings,
-        "cited": [[*k, *v] for k, v in aligned.cited.items()]})
+        "cited": [[*k, *v] for k, v in aligned.cited.items()],
+        "observations": aligned.observations})
 
 
 def load_aligned(processed: Path) -> Aligned:
@@ -119,4 +118,4 @@ def load_aligned(processed: Path) -> Aligned:
     lineage = {tuple(row[:4]): row[4] for row in data["lineage"]}
     last_changed = {tuple(row[:4]): row[5] for row in data["lineage"] if row[5]}
     cited = {tuple(row[:3]): tuple(row[3:]) for row in data["cited"]}
-    return Aligned(changes, lineage, last_changed, data["renumberings"], cited)
+    return Aligned(changes, lineage, last_changed, data["renumberings"], cited, data["observations"])

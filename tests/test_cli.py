@@ -45,7 +45,7 @@ def readme_commands() -> dict[str, set[str]]:
     block = text.split("## Commands", 1)[1].split("```", 2)[1]
     out = {}
     for line in block.splitlines():
-        m = re.match(r"python -m pipeline (\w+)\s*(.*?)(?:#.*)?$", line.strip())
+        m = re.match(r"python -m pipeline ([\w-]+)\s*(.*?)(?:#.*)?$", line.strip())
         if m:
             out[m[1]] = set(re.findall(r"--[\w-]+|(?<=\[)-\w\b", m[2]))
     return out

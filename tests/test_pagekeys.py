@@ -73,9 +73,9 @@ def edited_seed(tmp_path):
 
 @needs_archive
 def test_adding_an_edition_renders_only_what_it_changes(tmp_path, skipped):
-    run(tmp_path, corpus=corpus_of(tmp_path, 0))
+    run(tmp_path, corpus=corpus_of(tmp_path, 0, 1))  # two editions: a step (the seeds are copies of them: no steps)
     assert skipped == []  # nothing published yet: every page is rendered
-    run(tmp_path, corpus=corpus_of(tmp_path, 0, -1))  # the newest edition, after all the others
+    run(tmp_path, corpus=corpus_of(tmp_path, 0, 1, -1))  # the newest edition, after all the others
     kinds = {name.split("/")[0] for name in skipped}
     assert {"pairs", "editions", "sources", "lineage"} <= kinds
     assert_as_a_full_render(tmp_path)
