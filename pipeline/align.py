@@ -27,7 +27,7 @@ from scipy.optimize import linear_sum_assignment
 from pipeline.clean import compare_form
 from pipeline.patterns import NUMBER_IN_TEXT, TERMINOLOGY
 from pipeline.records import Match, Rule
-from pipeline.trace import content_words, reworded, sentences, sorted_words, trace, units
+from pipeline.trace import content_words, reworded, rule_words, sentences, sorted_words, trace, units
 
 HEADINGS = ("part", "chapter", "section")
 ONE_TO_ONE = ("same", "moved", "fuzzy", "override", "traced", "renamed")
@@ -175,7 +175,84 @@ def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match],
     if not whole:
         return found, extra
     more, merged = _reworded(old, new, o, n, found, extra, both, home, allowed)
-    return found + more, extra + merged
+    found, extra = found + more, extra + merged
+    return found + _placed(old, new, o, n, found, extra, both, allowed), extra
+
+
+def _placed(old, new, o, n, found, extra, both, allowed) -> list[Match]:
+    """A rule rewritten at its place: an ended rule and an added rule at the same position (the same
+    number, or the same letter under the rule its parent became: deathtouch 502.63a -> 702.2a) that
+    speak of the same thing (a word of their section's title in both, or a word rare in the edition:
+    what names the subject; never two rules each naming what the other lacks) are one rule, modified.
+    The place is evidence the words alone cannot give; stock wording ("the active player gets
+    priority", "subtypes") is not a subject."""
+    went = {m.old for m in found} | {m.old for m in extra}
+    came = {m.new for m in found} | {m.new for m in extra}
+    ended = [i for i in o if i not in went and old[i].kind in ("rule", "subrule") and not _is_piece(old[i])]
+    added = {new[j].rule_id: j for j in n if j not in came and new[j].kind in ("rule", "subrule")}
+    if not ended or not added:
+        return []
+    parent_went = _parent_map(old, new, found)
+    titles = {r.rule_id: content_words(score_form(r.title)) for r in new if r.title}
+    uo, un = both
+    old_words, old_idf, _ = rule_words(uo)
+    new_words, new_idf, _ = rule_words(un)
+
+    def alike(i: int, j: int) -> bool:  # the smaller rule's own words (by rarity) are mostly in the other
+        a, b = old_words.get(i, frozenset()), new_words.get(j, frozenset())
+        shared = a & b
+        return max(_share(shared, a, old_idf), _share(shared, b, new_idf)) >= PLACED_SHARE
+    out = []
+    for i in ended:
+        r = old[i]
+        target = parent_went.get(r.parent)
+        candidates = [r.rule_id] + ([target + r.rule_id[len(r.parent):]] if target and r.rule_id.startswith(r.parent) else [])
+        j = next((added[c] for c in candidates if c in added), None)
+        if j is None or not allowed(i, j) or not alike(i, j) or \
+                not _same_subject(uo.get(i, ()), un.get(j, ()), titles.get(new[j].parent, frozenset())):
+            continue
+        out.append(Match(i, j, round(fuzz.ratio(score_form(_text(r)), score_form(_text(new[j]))), 1), "traced", True))
+        del added[new[j].rule_id]
+    return out
+
+
+PLACED_SHARE = 0.4  # of the smaller rule's own words (by rarity) a rewrite at the same place keeps
+
+
+def _share(shared, words, idf) -> float:
+    total = sum(idf.get(w, 0.0) for w in sorted(words))
+    return sum(idf.get(w, 0.0) for w in sorted(shared)) / total if total else 0.0
+
+
+def _parent_map(old, new, found) -> dict[str, str]:
+    """old parent -> the new parent most of its matched rules went under; a parent none of whose
+    rules matched goes to the new heading of the same title, when there is exactly one."""
+    went = defaultdict(Counter)
+    for m in found:
+        went[old[m.old].parent][new[m.new].parent] += 1
+    out = {p: c.most_common(1)[0][0] for p, c in went.items()}
+    titles = defaultdict(list)
+    for r in new:
+        if r.kind in HEADINGS or (r.title and not r.text):
+            titles[score_form(r.title)].append(r.rule_id)
+    for r in old:
+        if (r.kind in HEADINGS or (r.title and not r.text)) and r.rule_id not in out:
+            same = titles.get(score_form(r.title), [])
+            if len(same) == 1:
+                out[r.rule_id] = same[0]
+    return out
+
+
+def _same_subject(a, b, subject: frozenset[str]) -> bool:
+    """Two rules' sentences (Units) speak of the same thing: they share a word of the section's title
+    or a word rare in the edition, and neither names something the other lacks."""
+    a, b = ([u for u in x if u.part != "example"] for x in (a, b))  # the rule's text, not its examples
+    words_a, words_b = (frozenset().union(*(u.words for u in x)) if x else frozenset() for x in (a, b))
+    rare_a, rare_b = (frozenset().union(*(u.rare for u in x)) if x else frozenset() for x in (a, b))
+    if (rare_a - words_b) and (rare_b - words_a):
+        return False  # each names something the other does not: two rules
+    shared = words_a & words_b
+    return bool(shared & (subject | rare_a | rare_b))
 
 
 def _reworded(old, new, o, n, found, extra, both, home, allowed) -> tuple[list[Match], list[Match]]:
@@ -266,7 +343,8 @@ def _fuzzy(old, new, o, n, anchors, forbid, form) -> list[Match]:
     ratio = np.maximum(chars, ranked)
     same_id = np.array([[old[i].rule_id == new[j].rule_id for j in n] for i in o], dtype=np.float32) \
         if len(o) * len(n) <= 4_000_000 else np.zeros_like(ratio)
-    banned = _banned(old, new, o, n, forbid) | _away_from_home(old, new, o, n, anchors, form.stock)
+    banned = _banned(old, new, o, n, forbid) | _away_from_home(old, new, o, n, anchors, form.stock) \
+        | _other_subjects(old, new, o, n)
     fuzzy: list[Match] = []
     for _ in range(2):  # round two knows where round one sent each parent and neighbour
         known = anchors + [m for m in fuzzy if m.score >= 85]
@@ -275,6 +353,29 @@ def _fuzzy(old, new, o, n, anchors, forbid, form) -> list[Match]:
         eligible = (ratio >= MIN_RATIO) & (ratio + bonus >= ACCEPT) & ~banned
         fuzzy = _assign(o, n, np.where(eligible, np.minimum(ranked + bonus, 100.0), 0.0), eligible)
     return fuzzy
+
+
+def _subjects(rules: list[Rule], idx: list[int]) -> tuple[list[frozenset], list[frozenset]]:
+    """Per record: its words, and the words of its section's title it uses (the keyword it belongs to:
+    "banding" under 502.10 Banding)."""
+    titles = {r.rule_id: content_words(score_form(r.title)) for r in rules if r.title}
+    words = [content_words(score_form(_text(rules[k]))) for k in idx]
+    return words, [w & titles.get(rules[k].parent, frozenset()) for w, k in zip(words, idx)]
+
+
+def _other_subjects(old, new, o, n) -> np.ndarray:
+    """Template rules ("Multiple instances of banding are redundant" / "... of intimidate ...") are
+    alike in all but their subject: a pair where each names its own section's subject and not the
+    other's is two rules, however alike the rest of the words."""
+    banned = np.zeros((len(o), len(n)), dtype=bool)
+    words_o, subject_o = _subjects(old, o)
+    words_n, subject_n = _subjects(new, n)
+    cols = [c for c, s in enumerate(subject_n) if s]
+    for r, s in enumerate(subject_o):
+        if s:
+            for c in cols:
+                banned[r, c] = not (s & words_n[c]) and not (subject_n[c] & words_o[r])
+    return banned
 
 
 PIECE_SAME_ID = 80  # how surely a partial record's words sit inside the whole record of its number

@@ -72,11 +72,11 @@ def _with_texts(processed: Path, rows: list[dict]) -> list[dict]:
     rules = rules.astype({"edition": str})
     paths = dict(pd.read_parquet(processed / "sources.parquet", columns=["source_id", "path"]).itertuples(index=False))
     where = {}
-    for r in rules.itertuples(index=False):
-        where.setdefault((r.edition, r.kind, r.rule_id), r)
+    for r in rules.itertuples(index=False):  # a rule may change kind (102.8 -> 102.3d): the glossary apart
+        where.setdefault((r.edition, r.kind == "glossary", r.rule_id), r)
 
     def side(edition: str, kind: str, rule_id: str) -> tuple[str, str]:
-        r = where.get((edition, kind, rule_id)) if rule_id else None
+        r = where.get((edition, kind == "glossary", rule_id)) if rule_id else None
         if r is None:
             return "", ""
         text = "\n".join(filter(None, [r.title if r.title != r.rule_id else "", r.text]))  # a term is its title

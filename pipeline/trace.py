@@ -47,6 +47,7 @@ class Unit:
     words: frozenset[str]
     weight: float
     rare: frozenset[str] = frozenset()  # words found in very few rules of the edition: names, mostly
+    part: str = "text"  # "lead" (the rule's first sentence or clause: its head), "text", or "example"
 
 
 SENTENCE_END = re.compile(r"(?<=[.!?])[\"”)]*\s+(?=[\"“(]?[A-Z0-9])|\n+")
@@ -70,12 +71,40 @@ def units(rules: list[Rule], idx, form) -> dict[int, list[Unit]]:
     printed word for word in several rules (boilerplate) shares its weight among them. The result is
     shared (read it, never change it): each edition is the new side of one pair and the old side of
     the next, so its units are made once, by what they are made of."""
-    return _units(tuple((i, rules[i].sentences, rules[i].compare) for i in idx), form)
+    return _units(tuple((i, rules[i].sentences, rules[i].compare, rules[i].examples) for i in idx), form)
+
+
+CLAUSE = re.compile(r"(?<=[;:])\s+|\s+(?=\((?:\d{1,2}[a-z]?|[a-h])\)\s)")  # "...; they can also", ": (1) Effects"
+
+
+def clauses(sentence: str) -> list[str]:
+    """A long sentence's clauses (at semicolons, colons and enumerations "(1)", "(a)"): a rule cut in
+    pieces is often cut there (217.1c's seven exceptions became 400.7a-g). Each clause of five words
+    or more stands alone; a shorter one stays joined to the clause before it."""
+    out, start = [], 0
+    cuts = [m for m in CLAUSE.finditer(sentence)
+            if sentence.count("(", 0, m.start()) == sentence.count(")", 0, m.start())]  # not inside parentheses
+    pieces = []
+    for m in cuts:
+        pieces.append(sentence[start:m.start()])
+        start = m.end()
+    pieces.append(sentence[start:])
+    for piece in pieces:
+        if out and len(piece.split()) < MIN_PIECE_WORDS:
+            out[-1] += " " + piece
+        elif piece.strip():
+            out.append(piece)
+    return out or [sentence]
 
 
 @lru_cache(maxsize=4)
 def _units(content: tuple, form) -> dict[int, list[Unit]]:
-    texts = {i: list(_sentences(parts, compare, form)) for i, parts, compare in content}
+    texts, parts_of = {}, {}
+    for i, sentence_parts, compare, examples in content:
+        said = [c for s in _sentences(sentence_parts, compare, form) for c in clauses(s)]
+        shown = [form(compare_form(e)) for e in examples]
+        texts[i] = said + [e for e in shown if e.strip()]
+        parts_of[i] = ["lead"] * bool(said) + ["text"] * (len(said) - 1) + ["example"] * (len(texts[i]) - len(said))
     df = _document_frequency(texts)
     idf = _idf(df, len(texts))
     rare = {w for w, c in df.items() if c <= min(RARE_IN, len(texts) / 100)}
@@ -84,7 +113,7 @@ def _units(content: tuple, form) -> dict[int, list[Unit]]:
     for s in copies:
         w = content_words(s)
         made[s] = (w, weight(w, idf) / copies[s], w & rare)
-    return {i: [Unit(i, s, *made[s]) for s in parts] for i, parts in texts.items()}
+    return {i: [Unit(i, s, *made[s], part) for s, part in zip(parts, parts_of[i])] for i, parts in texts.items()}
 
 
 @lru_cache(maxsize=1 << 16)
@@ -166,7 +195,7 @@ def unexplained(mine: list[Unit], theirs: list[Unit]) -> list[Unit]:
     return [u for u in mine if u.weight > 0 and not any(alike(u, t, inside=True) for t in theirs)]
 
 
-def flows(old_units: list[Unit], new_units: list[Unit], home=lambda i, j: False) -> dict[tuple[int, int], float]:
+def flows(old_units: list[Unit], new_units: list[Unit], home=lambda i, j: False) -> "Flows":
     """(old rule, new rule) -> weight of the text that went from one to the other. Each new
     sentence came from its best old counterpart; an old sentence went to its best new counterpart,
     unless it was cut in pieces (302.4a and 302.4b are both pieces of one sentence of 212.3d).
@@ -197,11 +226,28 @@ def flows(old_units: list[Unit], new_units: list[Unit], home=lambda i, j: False)
         if not _piece_of(new_units[m], old_units[k], score) and key > best_of_old.get(k, (0.0, False, -1))[:2]:
             best_of_old[k] = (*key, m)
     out: dict[tuple[int, int], float] = defaultdict(float)
+    text: dict[tuple[int, int], float] = defaultdict(float)  # without examples: what decides a successor
+    leads = set()  # (old, new) where the old rule's first sentence went: its head
     for m, (k, score) in sorted(best_of_new.items()):
         a, b = old_units[k], new_units[m]
         if _piece_of(b, a, score) or best_of_old[k][2] == m:  # a whole sentence goes to one place only
             out[(a.rule, b.rule)] += min(a.weight, b.weight)
-    return dict(out)
+            if a.part != "example" and b.part != "example":
+                text[(a.rule, b.rule)] += min(a.weight, b.weight)
+            if a.part == "lead" and (score > 100 or 2 * len(b.text) >= len(a.text)):  # the head, not a scrap of it
+                leads.add((a.rule, b.rule))
+    return Flows(dict(out), dict(text), leads)
+
+
+@dataclass(frozen=True, slots=True)
+class Flows:
+    """(old rule, new rule) -> weight of the text that went from one to the other: all of it (examples
+    too: a piece or a merge may be made of an example), the rules' text alone (which decides a
+    successor), and the pairs where the old rule's first sentence went."""
+
+    all: dict
+    text: dict
+    leads: set
 
 
 def _piece_of(b: Unit, a: Unit, score: float) -> bool:
@@ -242,37 +288,55 @@ def trace(old: list[Rule], new: list[Rule], o: list[int], n: list[int], primary:
         pool_new += un[j] if i is None else ([] if i in exact else unexplained(un[j], uo[i]))
     own_old = {i: sum(u.weight for u in uo[i]) or 1.0 for i in o}
     own_new = {j: sum(u.weight for u in un[j]) or 1.0 for j in n}
-    flow = {k: f for k, f in flows(pool_old, pool_new, home).items()
+    found = flows(pool_old, pool_new, home)
+    flow = {k: f for k, f in found.all.items()
             if f >= MIN_FLOW or (f >= WHOLE * min(own_new[k[1]], own_old[k[0]]) and f >= MIN_FLOW / 2)}
-    traced = _decide(flow, dict(primary), own_old, own_new, home)
+    text = {k: found.text.get(k, 0.0) for k in flow}
+    said_old = {i: sum(u.weight for u in uo[i] if u.part != "example") or 1.0 for i in o}
+    said_new = {j: sum(u.weight for u in un[j] if u.part != "example") or 1.0 for j in n}
+    traced = _decide(flow, text, found.leads, dict(primary), (own_old, own_new), (said_old, said_new), home)
     lost = defaultdict(float)
     for u in pool_old:
-        lost[u.rule] += u.weight
-    kept = {i: own_old[i] - lost[i] for i in primary if i not in exact}
+        if u.part != "example":
+            lost[u.rule] += u.weight
+    kept = {i: said_old[i] - lost[i] for i in primary if i not in exact}
     better = {}  # a look-alike took the match on stock wording; the real successor got the text
     for i, j, _ in traced.splits:
-        if i in kept and flow[(i, j)] > kept[i] + LOOK_ALIKE * own_old[i]:
-            if flow[(i, j)] > better.get(i, (None, 0.0))[1]:
-                better[i] = (j, _pct(flow[(i, j)], own_old[i]))
+        if i in kept and text[(i, j)] > kept[i] + LOOK_ALIKE * said_old[i]:
+            if text[(i, j)] > better.get(i, (None, 0.0))[1]:
+                better[i] = (j, _pct(text[(i, j)], said_old[i]))
     return Traced(traced.continued, traced.splits, traced.merges, better)
 
 
-def _decide(flow, primary, own_old, own_new, home) -> Traced:
-    """A rule with no successor continues into the piece that received most of its text; other
-    pieces are splits; a rule that ended inside a surviving rule was merged into it."""
+def _decide(flow, text, leads, primary, own, said, home) -> Traced:
+    """A rule with no successor continues into the piece that received its first sentence (its head),
+    else the one that received most of its text (examples aside); other pieces are splits; a rule
+    that ended inside a surviving rule was merged into it. `own` and `said`: each rule's weight, old
+    and new, with and without its examples."""
+    own_old, own_new = own
+    said_old, said_new = said
     back = {j: i for i, j in primary.items()}
-    best_of = {}  # old rule -> the new rule that received most of its text (at home, of equals)
-    for (i, j), f in sorted(flow.items()):
-        if (round(f, 3), home(i, j)) > best_of.get(i, (0.0, False, None))[:2]:
-            best_of[i] = (round(f, 3), home(i, j), j)
+    said_by = defaultdict(float)
+    for (i, _), f in text.items():
+        said_by[i] += f
+    # What decides a successor: the text, or the examples of a rule none of whose text went anywhere
+    # (a rule rewritten at its number keeps its example word for word: 903.5c of 2013).
+    decisive = {k: (text[k], said_old[k[0]], said_new[k[1]]) if said_by[k[0]] else (f, own_old[k[0]], own_new[k[1]])
+                for k, f in flow.items()}
+    best_of = {}  # old rule -> the new rule that received its head, else most of its text (at home, of equals)
+    for (i, j), (f, _, _) in sorted(decisive.items()):
+        key = ((i, j) in leads and f > 0, round(f, 3), home(i, j))
+        if key > best_of.get(i, (False, 0.0, False, None))[:3]:
+            best_of[i] = (*key, j)
     continued = []
     # The old rule that lives most wholly in a new rule continues in it (a short rule kept whole
     # beats a long one that gave it a sentence); then the larger flow.
-    for (i, j), f in sorted(flow.items(), key=lambda x: (-round(x[1] / own_old[x[0][0]], 2), -x[1], x[0])):
-        if i in primary or j in back or best_of[i][2] != j:
+    for (i, j), (f, whole_old, whole_new) in sorted(decisive.items(), key=lambda x: (-round(x[1][0] / x[1][1], 2),
+                                                                                    -x[1][0], x[0])):
+        if i in primary or j in back or best_of[i][3] != j:
             continue
-        if f >= SHARE * own_new[j] or f >= SHARE * own_old[i]:
-            continued.append((i, j, _pct(f, own_old[i])))
+        if f >= SHARE * whole_new or f >= SHARE * whole_old:
+            continued.append((i, j, _pct(f, whole_old)))
             primary[i], back[j] = j, i
     splits, merges = [], []
     for (i, j), f in sorted(flow.items()):
@@ -315,8 +379,8 @@ def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], s
     from its own predecessor (stock wording both rules had). Words of boilerplate sentences do not
     count, and two rules naming different things (rare words each side lacks) are never paired."""
     uo, un = sentences_of
-    old_words, old_idf, old_rare = _rule_words(uo)
-    new_words, new_idf, new_rare = _rule_words(un)
+    old_words, old_idf, old_rare = rule_words(uo)
+    new_words, new_idf, new_rare = rule_words(un)
     index = defaultdict(set)
     for j in n:
         for w in new_words.get(j, ()):
@@ -382,10 +446,10 @@ def _sum(words: frozenset[str], idf: dict[str, float]) -> float:
     return math.fsum(idf.get(w, 0.0) for w in words)
 
 
-_RULE_WORDS: dict[int, tuple] = {}  # id(units dict) -> (that dict, its _rule_words), the last few
+_RULE_WORDS: dict[int, tuple] = {}  # id(units dict) -> (that dict, its rule_words), the last few
 
 
-def _rule_words(units_of: dict[int, list[Unit]]) -> tuple[dict, dict, dict]:
+def rule_words(units_of: dict[int, list[Unit]]) -> tuple[dict, dict, dict]:
     """Per rule: the words of its own sentences (not boilerplate printed in three rules or more),
     each word's weight in the edition (log inverse document frequency, uncapped: the rare words
     that name things must outweigh the rest), and the rule's rare words. Kept with the (shared,
@@ -402,10 +466,10 @@ def _rule_words(units_of: dict[int, list[Unit]]) -> tuple[dict, dict, dict]:
 
 def _make_rule_words(units_of: dict[int, list[Unit]]) -> tuple[dict, dict, dict]:
     copies = Counter(u.text for parts in units_of.values() for u in {u.text: u for u in parts}.values())
-    words = {i: frozenset().union(*(u.words for u in parts if copies[u.text] < BOILERPLATE))
+    words = {i: frozenset().union(*(u.words for u in parts if copies[u.text] < BOILERPLATE and u.part != "example"))
              for i, parts in units_of.items()}
     df = Counter(w for ws in words.values() for w in ws)
     n = len(words)
     idf = {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
-    rare = {i: frozenset().union(*(u.rare for u in parts)) for i, parts in units_of.items()}
+    rare = {i: frozenset().union(*(u.rare for u in parts if u.part != "example")) for i, parts in units_of.items()}
     return words, idf, rare

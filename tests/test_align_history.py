@@ -52,7 +52,7 @@ LOYALTY = ("Loyalty is a characteristic only planeswalkers have. The loyalty of 
            "owner's graveyard as a state-based effect.")
 
 
-def test_a_rule_cut_in_pieces_records_every_piece_and_lives_on_in_the_largest():
+def test_a_rule_cut_in_pieces_records_every_piece_and_lives_on_in_its_head():
     old = edition("2000-01-01", ("212.9d", LOYALTY), ("212.9e", "Planeswalkers can be attacked."))
     new = edition("2001-01-01", ("306.5", "Loyalty is a characteristic only planeswalkers have."),
                   ("306.5a", "The loyalty of a planeswalker not on the battlefield is equal to the number printed "
@@ -66,7 +66,7 @@ def test_a_rule_cut_in_pieces_records_every_piece_and_lives_on_in_the_largest():
     pieces = {n for (o, n), c in found.items() if o == "212.9d" and c.change == "split"}
     continued = [n for (o, n), c in found.items() if o == "212.9d" and c.change not in ("split", "removed")]
     assert len(continued) == 1 and pieces | set(continued) == {"306.5", "306.5a", "306.9", "306.10"}
-    assert continued == ["306.5a"]  # the piece that kept most of its words
+    assert continued == ["306.5"]  # the piece that holds its first sentence: the head continues the lineage
     assert ("212.9d", "") not in found and not any(c.change == "added" for c in found.values())
 
 
