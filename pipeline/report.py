@@ -442,7 +442,7 @@ def _lineage(inputs: dict) -> dict:
                              "parts": redline.parts(r, r, {}, segments), "from_edition": "", "from_rule_id": "",
                              "anchor": reader.anchor(r["rule_id"], r["kind"]), "examples": r["examples"],
                              "citations": r["citations"], "flags": r["rule_flags"], "source_ids": r["source"].split(";"),
-                             "copy": False})
+                             "unofficial": False})
             continue
         if previous is None:
             parts = redline.parts(r, r, {}, segments)
@@ -453,7 +453,7 @@ def _lineage(inputs: dict) -> dict:
                          "from_rule_id": previous["rule_id"] if previous is not None else "",
                          "anchor": reader.anchor(r["rule_id"], r["kind"]), "examples": r["examples"],
                          "citations": r["citations"], "flags": r["rule_flags"],
-                         "source_ids": r["source"].split(";"), "copy": copy})
+                         "source_ids": r["source"].split(";"), "unofficial": copy})
         previous = r
     return {"id": inputs["id"], "versions": versions, "end": inputs["end"], "rows": _collapse(versions),
             "current": inputs["current"], "numbers": list(dict.fromkeys(v["rule_id"] for v in versions)),
