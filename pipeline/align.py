@@ -193,7 +193,7 @@ def _placed(old, new, o, n, found, extra, both, allowed) -> list[Match]:
     if not ended or not added:
         return []
     parent_went = _parent_map(old, new, found)
-    titles = {r.rule_id: content_words(score_form(r.title)) for r in new if r.title}
+    titles = _title_words(new)
     uo, un = both
     old_words, old_idf, _ = rule_words(uo)
     new_words, new_idf, _ = rule_words(un)
@@ -355,10 +355,15 @@ def _fuzzy(old, new, o, n, anchors, forbid, form) -> list[Match]:
     return fuzzy
 
 
+def _title_words(rules: list[Rule]) -> dict[str, frozenset[str]]:
+    """Heading number -> the content words of its title: what the rules under it are about."""
+    return {r.rule_id: content_words(score_form(r.title)) for r in rules if r.title}
+
+
 def _subjects(rules: list[Rule], idx: list[int]) -> tuple[list[frozenset], list[frozenset]]:
     """Per record: its words, and the words of its section's title it uses (the keyword it belongs to:
     "banding" under 502.10 Banding)."""
-    titles = {r.rule_id: content_words(score_form(r.title)) for r in rules if r.title}
+    titles = _title_words(rules)
     words = [content_words(score_form(_text(rules[k]))) for k in idx]
     return words, [w & titles.get(rules[k].parent, frozenset()) for w, k in zip(words, idx)]
 

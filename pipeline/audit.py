@@ -15,9 +15,7 @@ import random
 from collections import defaultdict
 from pathlib import Path
 
-import pandas as pd
-
-from pipeline import publish
+from pipeline import load
 from pipeline.errors import PipelineError
 
 CLASSES = ("modified", "cosmetic", "reference", "renumbered", "renamed", "added", "removed", "split", "merged")
@@ -37,11 +35,9 @@ def stratum(change: str, renumbered: bool) -> str | None:
 
 def sample(processed: Path, seed: int, per_class: int) -> list[dict]:
     """`per_class` rows of each class (all of them when there are fewer), drawn by `seed`."""
-    publish.verify(processed, ["changes.parquet", "rules.parquet", "sources.parquet"])
-    changes = pd.read_parquet(processed / "changes.parquet",
-                              columns=["from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id",
-                                       "kind", "change", "renumbered", "method", "note"])
-    changes = changes[changes.kind != "commentary"].astype({"from_edition": str, "to_edition": str})
+    changes = load.read(processed, "changes", ["from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id",
+                                                "kind", "change", "renumbered", "method", "note"]).to_pandas()
+    changes = changes[changes.kind != "commentary"]
     rng = random.Random(seed)
     by_class: dict[str, dict[tuple, list[int]]] = defaultdict(lambda: defaultdict(list))
     for k, (change, renumbered, a, b) in enumerate(zip(changes.change, changes.renumbered,
@@ -66,11 +62,9 @@ def sample(processed: Path, seed: int, per_class: int) -> list[dict]:
 
 
 def _with_texts(processed: Path, rows: list[dict]) -> list[dict]:
-    rules = pd.read_parquet(processed / "rules.parquet",
-                            columns=["edition", "source", "rule_id", "kind", "title", "text", "examples", "line_start",
-                                     "line_end"])
-    rules = rules.astype({"edition": str})
-    paths = dict(pd.read_parquet(processed / "sources.parquet", columns=["source_id", "path"]).itertuples(index=False))
+    rules = load.read(processed, "rules", ["edition", "source", "rule_id", "kind", "title", "text", "examples",
+                                           "line_start", "line_end"]).to_pandas()
+    paths = dict(load.read(processed, "sources", ["source_id", "path"]).to_pandas().itertuples(index=False))
     where = {}
     for r in rules.itertuples(index=False):  # a rule may change kind (102.8 -> 102.3d): the glossary apart
         where.setdefault((r.edition, r.kind == "glossary", r.rule_id), r)

@@ -437,24 +437,20 @@ def _lineage(inputs: dict) -> dict:
     versions, previous = [], None
     for r, step, copy in zip(inputs["records"], inputs["steps"], inputs["copies"]):
         change = step["change"] if step else ("first" if previous is None else "unchanged")
-        if change == "observed":  # a copy's text, shown whole; the next official version is compared with the last one
-            versions.append({**r, "change": change, "note": step["note"], "renumbered": False,
-                             "parts": redline.parts(r, r, {}, segments), "from_edition": "", "from_rule_id": "",
-                             "anchor": reader.anchor(r["rule_id"], r["kind"]), "examples": r["examples"],
-                             "citations": r["citations"], "flags": r["rule_flags"], "source_ids": r["source"].split(";"),
-                             "unofficial": False})
-            continue
-        if previous is None:
+        observed = change == "observed"  # a copy's text, shown whole; the next version is compared with the last official one
+        if previous is None or observed:
             parts = redline.parts(r, r, {}, segments)
         else:  # an unchanged version is one line of a run, without its text (_collapse)
             parts = redline.parts(previous, r, step, segments) if step else []
+        since = None if observed else previous
         versions.append({**r, "change": change, "note": step["note"] if step else "", "renumbered": bool(step) and bool(step["renumbered"]),
-                         "parts": parts, "from_edition": previous["edition"] if previous is not None else "",
-                         "from_rule_id": previous["rule_id"] if previous is not None else "",
+                         "parts": parts, "from_edition": since["edition"] if since is not None else "",
+                         "from_rule_id": since["rule_id"] if since is not None else "",
                          "anchor": reader.anchor(r["rule_id"], r["kind"]), "examples": r["examples"],
                          "citations": r["citations"], "flags": r["rule_flags"],
                          "source_ids": r["source"].split(";"), "unofficial": copy})
-        previous = r
+        if not observed:
+            previous = r
     return {"id": inputs["id"], "versions": versions, "end": inputs["end"], "rows": _collapse(versions),
             "current": inputs["current"], "numbers": list(dict.fromkeys(v["rule_id"] for v in versions)),
             "kind": versions[-1]["kind"], "notes": inputs["notes"], "relations": inputs["relations"]}
