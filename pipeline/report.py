@@ -19,7 +19,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup, escape
 
 from pipeline.clean import LINE_BREAK
-from pipeline.diff import observed_note, word_ops
+from pipeline.diff import observed_note
 from pipeline import cite, load, pagekeys, publish, reader, redline
 from pipeline.errors import PipelineError
 from pipeline.schema import BY_NAME
@@ -36,6 +36,22 @@ STATIC = ("style.css", "app.js")
 DATASETS = ("rules", "changes", "lineages", "editions", "glossary", "references", "citations", "terminology",
             "renumberings", "sources", "discards", "texts")
 TOP_TERMS = 8
+# The charts draw their bars in an SVG stretched to the page's width and set their text in HTML at a fixed
+# size, so a label reads the same at 320 px as at 1400 px; which labels fit is worked out per width tier,
+# from the narrowest box the chart can have in it (style.css shows tier 1 from 700 px, tier 2 from 1100 px;
+# main's padding taken off, at most the chart's 64em).
+TIERS = (300, 655, 960)
+Y_AXIS_PX = 52  # the timeline's counts on the left (style.css: .chart.with-y)
+CHAR_PX = 7.3  # a character of the charts' labels (12px monospace), rounded up
+LABEL_GAP = 8  # between two labels, with the tick mark beside one
+STATUS = {  # an edition's status: its bar's colour and what the legend says
+    "complete": ("#8fb3e0", "complete official edition"),
+    "truncated": ("#5aa17f", "official text that stops early"),
+    "fragment": ("#d9c48f", "fragment standing in for its edition"),
+    "copy": ("#a9a9a9", "unofficial copy of an edition (no step of its own)"),
+}
+OTHER_COLOUR = "#6b6b6b"  # a status not listed above, named as it is in the legend
+CHANGED = ("#d0583c", "added, removed or reworded on the way in")
 HASHED = re.compile(r"(?:\d+_)?[0-9a-f]{12,}")  # a file named by its content hash says nothing to a reader
 
 
@@ -142,8 +158,8 @@ def _pair_pages(page, put, steps: list[dict], rules: list[dict], changes: pd.Dat
         shown = by_step.get((a, b), [])
         if put.skip(pair_file(a, b), pagekeys.key(pair_file(a, b), step, shown, digests.get(a), digests.get(b))):
             continue
-        rows = _pair_rows(shown, lambda rid: texts.get((a, rid)), lambda rid: texts.get((b, rid)))
-        title_of = lambda n: (texts.get((b, n)) or texts.get((a, n)) or {}).get("title")  # noqa: E731
+        rows = _pair_rows(shown, lambda rid, a=a: texts.get((a, rid)), lambda rid, b=b: texts.get((b, rid)))
+        title_of = lambda n, a=a, b=b: (texts.get((b, n)) or texts.get((a, n)) or {}).get("title")  # noqa: E731
         page(pair_file(a, b), "pair.html", step=step, classes=CLASSES, hidden=HIDDEN_BY_DEFAULT,
              rows=rows, chapters=_chapters(rows, title_of))
 
@@ -293,7 +309,8 @@ def _steps(changes: pd.DataFrame, runs: pd.DataFrame) -> list[dict]:
     for (a, b), group in changes.groupby(["from_edition", "to_edition"], sort=True):
         counts = Counter(group["change"])
         out.append({"from": a, "to": b, "counts": {c: counts.get(c, 0) for c in CLASSES},
-                    "changed": sum(counts.get(c, 0) for c in ("modified", "renamed", "added", "removed", "split", "merged")),
+                    "changed": sum(counts.get(c, 0)
+                                   for c in ("modified", "renamed", "added", "removed", "split", "merged")),
                     "renumbered": int(group["renumbered"].sum()),
                     "review": int(group["review"].sum()),
                     "runs": runs[(runs.from_edition == a) & (runs.to_edition == b)].to_dict(orient="records")})
@@ -301,25 +318,123 @@ def _steps(changes: pd.DataFrame, runs: pd.DataFrame) -> list[dict]:
 
 
 def _timeline(editions: list[dict], steps: list[dict]) -> dict:
-    """Bars for an SVG timeline: numbered records per edition, and what changed to reach it."""
-    width, height, pad = 960, 180, 30
-    if not editions:
-        return {"width": width, "height": height, "bars": []}
-    top = max(e["numbered"] for e in editions) or 1
+    """The index's chart, a slot per edition: its numbered entries (coloured by status) above what changed
+    on the way to it (on a scale of its own: it is a few percent of the first), a legend of every colour
+    the bars use, and per width tier the axis labels and bar numbers that fit."""
     changed = Counter()
     for s in steps:  # a fragment in between splits a step in two: count both halves
         changed[s["to"]] += s["changed"]
-    slot = (width - 2 * pad) / len(editions)
+    counts = [e["numbered"] for e in editions]
+    moved = [changed.get(e["edition"], 0) for e in editions]
+    status = [_status(e["status"]) for e in editions]
+    titles = [f"{e['edition']}: {n:,} numbered entries ({what})" for e, n, (_, what) in zip(editions, counts, status)]
+    totals = _bars(counts, [colour for colour, _ in status], _scale(max(counts, default=0)), titles)
+    changes = _bars(moved, [CHANGED[0]] * len(moved), _scale(max(moved, default=0)),
+                    [f"{e['edition']}: {n:,} {CHANGED[1]}" for e, n in zip(editions, moved)])
+    labels = [b["label"] for b in totals["bars"] + changes["bars"]]
+    return {"slots": len(editions), "totals": totals, "changes": changes, "legend": _legend(editions),
+            "axis": _axis([e["edition"] for e in editions], Y_AXIS_PX),
+            "numbers_from": _numbers_from(labels, len(editions), Y_AXIS_PX)}
+
+
+def _legend(editions: list[dict]) -> list[dict]:
+    """Every colour the timeline uses, with what it means: the statuses present (known ones in STATUS
+    order, with how many editions have each), then the changes."""
+    counts = Counter(e["status"] for e in editions)
+    present = [s for s in STATUS if counts[s]] + sorted(s for s in counts if s not in STATUS)
+    out = [{"colour": _status(s)[0], "label": _status(s)[1], "count": counts[s]} for s in present]
+    return out + [{"colour": CHANGED[0], "label": CHANGED[1], "count": 0}] if editions else out
+
+
+def _status(status: str) -> tuple[str, str]:
+    """A status's colour and what the legend calls it; one not in STATUS is named as it is."""
+    return STATUS.get(status, (OTHER_COLOUR, status))
+
+
+def _scale(peak: int, most: int = 4) -> tuple[int, int]:
+    """(step, top) of a value axis that holds `peak` in at most `most` round steps (1, 2 or 5 times a power of ten)."""
+    power = 1
+    while True:
+        for m in (1, 2, 5):
+            step = m * power
+            if peak <= step * most:
+                return step, step * max(1, -(-peak // step))
+        power *= 10
+
+
+def _bars(values: list[int], fills: list[str], scale: tuple[int, int], titles: list[str], least: float = 1.5) -> dict:
+    """Bars for a plot of one slot per value, in the units of its SVG (a slot wide, 100 high: it is stretched
+    to the page, its text is not in it), with the gridlines of `scale`; a count above zero stays `least` high."""
+    step, top = scale
     bars = []
-    for i, e in enumerate(editions):
-        h = (height - 50) * e["numbered"] / top
-        c = (height - 50) * changed.get(e["edition"], 0) / top
-        x = pad + i * slot
-        bars.append({"x": round(x + slot * 0.15, 1), "w": round(slot * 0.7, 1), "y": round(height - 30 - h, 1),
-                     "h": round(h, 1), "cy": round(height - 30 - c, 1), "ch": round(c, 1),
-                     "label": e["edition"], "count": e["numbered"], "changed": changed.get(e["edition"], 0),
-                     "status": e["status"], "tx": round(x + slot / 2, 1)})
-    return {"width": width, "height": height, "bars": bars}
+    for i, (n, fill, title) in enumerate(zip(values, fills, titles)):
+        h = max(100 * n / top, least) if n else 0
+        bars.append({"x": round(i + 0.15, 2), "y": round(100 - h, 2), "h": round(h, 2), "fill": fill, "n": n,
+                     "label": f"{n:,}", "cx": _pct(i + 0.5, len(values)), "title": title})
+    grid = [{"y": _pct(t, top), "label": f"{t:,}"} for t in range(0, top + 1, step)] if step else []
+    return {"bars": bars, "grid": grid}
+
+
+def _pct(value: float, total: float) -> float:
+    return round(100 * value / total, 3)
+
+
+def _numbers_from(labels: list[str], slots: int, offset: int) -> int | None:
+    """The first width tier from which every bar's number fits above it; None: at no width (the bars'
+    titles and the tables below give them)."""
+    widest = max(map(len, labels), default=0) * CHAR_PX + 2
+    return next((tier for tier, px in enumerate(TIERS) if slots and (px - offset) / slots >= widest), None)
+
+
+def _axis(dates: list[str], offset: int) -> list[list[dict]]:
+    """Per width tier, the labels under a chart of one slot per date that fit: every one (2009-05) when
+    all do, else years (_years)."""
+    tiers = []
+    for px in TIERS:
+        each = _fit([(i, d[:7]) for i, d in enumerate(dates)], len(dates), px - offset, centred=True)
+        tiers.append(each if len(each) == len(dates) else _years(dates, px - offset))
+    return tiers
+
+
+def _years(dates: list[str], width: float) -> list[dict]:
+    """Years, each at its first slot. A regular rhythm (every 2nd, 5th, 10th year..., all of them) reads better
+    than 2005, 2007, 2008, if it keeps more than three fifths of the labels that fit one after another:
+    editions years apart, then months apart, have no rhythm to show."""
+    starts = [(i, d[:4]) for i, d in enumerate(dates) if not i or d[:4] != dates[i - 1][:4]]
+    packed = _fit(starts, len(dates), width, centred=False)
+    for step in (1, 2, 5, 10, 20, 50):
+        chosen = [(i, y) for i, y in starts if y.isdigit() and int(y) % step == 0]
+        kept = _fit(chosen, len(dates), width, centred=False)
+        names, whole = [t["label"] for t in kept], [y for _, y in chosen]
+        regular = names == whole or names == whole[:-2] + whole[-1:]  # the last may push out the one before
+        if kept and regular and 5 * len(kept) > 3 * len(packed):
+            return kept
+    return packed
+
+
+def _fit(labels: list[tuple[int, str]], slots: int, width: float, centred: bool) -> list[dict]:
+    """The labels that fit `width` px without touching: the last one (where the axis ends), then left to
+    right the others that fit before it. Each is centred on its slot or starts at its middle; one that would
+    run off an edge starts (or ends) at its middle instead. A wider screen only spreads them further apart."""
+    placed = [_place(i, text, slots, width, centred) for i, text in labels]
+    last = placed[-1:] if placed and placed[-1]["start"] >= 0 else []
+    kept, right = [], -LABEL_GAP
+    for label in placed[:-1]:
+        if label["start"] >= max(right + LABEL_GAP, 0) and all(label["end"] + LABEL_GAP <= x["start"] for x in last):
+            kept.append(label)
+            right = label["end"]
+    return [{"x": x["x"], "label": x["label"], "align": x["align"]} for x in kept + last]
+
+
+def _place(i: int, text: str, slots: int, width: float, centred: bool) -> dict:
+    """Where a label of slot `i` goes on an axis `width` px wide, and how it is aligned there."""
+    middle, size = (i + 0.5) * width / slots, len(text) * CHAR_PX + 4  # with its tick mark
+    align, start = ("middle", middle - size / 2) if centred else ("start", middle)
+    if start < 0:
+        align, start = "start", middle
+    if start + size > width:
+        align, start = "end", middle - size
+    return {"x": _pct(i + 0.5, slots), "label": text, "align": align, "start": start, "end": start + size}
 
 
 def segments(old: str, new: str, ops: list) -> tuple[list, list, list]:
@@ -429,7 +544,8 @@ def _lineage_inputs(rules: list[dict], changes: pd.DataFrame, citations: pd.Data
         yield {"id": lineage, "records": records, "steps": [by_step.get((lineage, r["edition"])) for r in records],
                "copies": [r["edition"] in standing for r in records],
                "end": ends.get(lineage), "notes": notes.get(lineage, []), "relations": relations.get(lineage, []),
-               "current": last["rule_id"] if last["edition"] == current and last["kind"] not in ("glossary", "commentary") else ""}
+               "current": (last["rule_id"] if last["edition"] == current
+                           and last["kind"] not in ("glossary", "commentary") else "")}
 
 
 def _lineage(inputs: dict) -> dict:
@@ -437,13 +553,15 @@ def _lineage(inputs: dict) -> dict:
     versions, previous = [], None
     for r, step, copy in zip(inputs["records"], inputs["steps"], inputs["copies"]):
         change = step["change"] if step else ("first" if previous is None else "unchanged")
-        observed = change == "observed"  # a copy's text, shown whole; the next version is compared with the last official one
+        # a copy's text, shown whole; the next version is compared with the last official one
+        observed = change == "observed"
         if previous is None or observed:
             parts = redline.parts(r, r, {}, segments)
         else:  # an unchanged version is one line of a run, without its text (_collapse)
             parts = redline.parts(previous, r, step, segments) if step else []
         since = None if observed else previous
-        versions.append({**r, "change": change, "note": step["note"] if step else "", "renumbered": bool(step) and bool(step["renumbered"]),
+        versions.append({**r, "change": change, "note": step["note"] if step else "",
+                         "renumbered": bool(step) and bool(step["renumbered"]),
                          "parts": parts, "from_edition": since["edition"] if since is not None else "",
                          "from_rule_id": since["rule_id"] if since is not None else "",
                          "anchor": reader.anchor(r["rule_id"], r["kind"]), "examples": r["examples"],
@@ -480,7 +598,8 @@ def _relations(rules: list[dict], changes: pd.DataFrame) -> dict[str, list[dict]
         old = lineage_of.get((c["from_edition"], c["old_rule_id"]), "")
         new = lineage_of.get((c["to_edition"], c["new_rule_id"]), "")
         if c["change"] == "split":
-            out.setdefault(c["lineage_id"], []).append(_relation("split from", c["old_rule_id"], c["from_edition"], old))
+            out.setdefault(c["lineage_id"], []).append(
+                _relation("split from", c["old_rule_id"], c["from_edition"], old))
             out.setdefault(old, []).append(_relation("piece split off into", c["new_rule_id"], c["to_edition"], new))
         else:
             out.setdefault(new, []).append(_relation("took in", c["old_rule_id"], c["from_edition"], old))
@@ -550,7 +669,8 @@ def _lines_html(lines: list[dict]) -> Markup:
     out = []
     for line in lines:
         no, why, now = line["no"], _escaped(line["why"]), line["now"]
-        out.append(f'<span id="L{no}" class="line dropped" title="{why}">' if why else f'<span id="L{no}" class="line">')
+        out.append(f'<span id="L{no}" class="line dropped" title="{why}">' if why
+                   else f'<span id="L{no}" class="line">')
         out.append(f'<a class="no" href="#L{no}">{_escaped(line["label"]) or no}</a>{_escaped(line["text"])}')
         if why:
             out.append(f'<span class="why">{why}</span>')
@@ -561,33 +681,31 @@ def _lines_html(lines: list[dict]) -> Markup:
 
 
 def _terminology(terms: pd.DataFrame) -> dict:
-    """The main wording substitutions, as small-multiple bar rows (one per substitution, one bar
-    per step), laid out for an SVG the template draws."""
+    """The main wording substitutions as small multiples: a row each, one bar per step between editions
+    (each row on its own scale: the shape over time is what matters), under one axis of the steps' new
+    editions; and the list of the most frequent."""
     if terms.empty:
-        return {"series": [], "steps": [], "width": 0, "height": 0, "top": [], "left": 0, "axis": 0}
+        return {"series": [], "slots": 0, "ticks": [], "numbers_from": None, "top": []}
     terms = terms.assign(count=terms["count"].astype(int))
     totals = terms.groupby(["old", "new"])["count"].sum().sort_values(ascending=False, kind="stable")
-    top = list(totals.index[:TOP_TERMS])
     steps = sorted({(a, b) for a, b in zip(terms.from_edition, terms.to_edition)}, key=lambda s: (s[1], s[0]))
-    col, row, left = 64, 50, 380
-    series = []
-    for i, (old, new) in enumerate(top):
-        counts = terms[(terms.old == old) & (terms.new == new)]
-        by_step = {(a, b): int(c) for a, b, c in zip(counts.from_edition, counts.to_edition, counts["count"])}
-        peak = max(by_step.values())  # each row on its own scale: the shape over time is what matters
-        bars = []
-        for j, s in enumerate(steps):
-            n = by_step.get(s, 0)
-            h = max((row - 20) * n / peak, 1.5) if n else 0
-            bars.append({"x": left + j * col + 10, "y": round(i * row + row - 4 - h, 1), "h": round(h, 1), "n": n,
-                         "tx": left + j * col + 32, "step": f"{s[0]} → {s[1]}"})
-        series.append({"old": old, "new": new, "total": int(totals[(old, new)]), "y": i * row + row / 2 + 6,
-                       "bars": bars})
-    axis = len(top) * row + 14
-    return {"series": series, "left": left - 12, "axis": axis,
-            "steps": [{"x": left + j * col + 26, "to": s[1]} for j, s in enumerate(steps)],
-            "width": left + len(steps) * col + 40, "height": axis + 90,
+    series = [_term_row(terms, old, new, steps) for old, new in totals.index[:TOP_TERMS]]
+    labels = [b["label"] for s in series for b in s["bars"]]
+    return {"series": series, "slots": len(steps), "ticks": _axis([b for _, b in steps], 0),
+            "numbers_from": _numbers_from(labels, len(steps), 0),
             "top": [{"old": o, "new": n, "total": int(totals[(o, n)])} for o, n in totals.index[:25]]}
+
+
+def _term_row(terms: pd.DataFrame, old: str, new: str, steps: list[tuple[str, str]]) -> dict:
+    """One substitution's row: a bar for each step it was seen in, scaled to its own peak."""
+    seen = terms[(terms.old == old) & (terms.new == new)]
+    by_step = {(a, b): int(c) for a, b, c in zip(seen.from_edition, seen.to_edition, seen["count"])}
+    values = [by_step.get(s, 0) for s in steps]
+    peak = max(values)
+    names = [f"{a} → {b}" for a, b in steps]
+    row = _bars(values, [CHANGED[0]] * len(values), (0, peak), [f"{n}: {v:,}" for n, v in zip(names, values)], least=8)
+    return {"old": old, "new": new, "total": sum(values), "peak": peak, "peak_step": names[values.index(peak)],
+            "bars": [b for b in row["bars"] if b["n"]], "grid": []}
 
 
 def render_comparison(changes, old_rules, new_rules, reports: Path, name: str) -> Path:
@@ -605,7 +723,8 @@ def render_comparison(changes, old_rules, new_rules, reports: Path, name: str) -
              for c in changes if c.change != "unchanged" or c.renumbered]
     rows = _pair_rows(shown, olds.get, news.get)
     title_of = lambda n: (news.get(n) or olds.get(n) or {}).get("title")  # noqa: E731
-    html = environment().get_template("pair.html").render(root="../", step=step, classes=CLASSES, hidden=HIDDEN_BY_DEFAULT,
+    html = environment().get_template("pair.html").render(root="../", step=step, classes=CLASSES,
+                                                          hidden=HIDDEN_BY_DEFAULT,
                                                           rows=rows, chapters=_chapters(rows, title_of))
     path = reports / "compare" / f"{name}.html"
     write_atomic(path, html)

@@ -6,7 +6,6 @@ pair page are written beside them in browser-figures.json.
 import json
 import os
 import re
-import shutil
 import time
 from pathlib import Path
 
@@ -15,9 +14,9 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from pipeline import report, stages
-from conftest import RAW, needs_archive
+from conftest import CHROMIUM, needs_archive
 
-CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+pytestmark = pytest.mark.browser
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 HREF = re.compile(r'(?:href|src)="([^"]+)"')
@@ -32,10 +31,8 @@ def shots(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no Chromium at {CHROMIUM}: .ci/run installs Debian's chromium package")
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield b
         b.close()
 
@@ -70,7 +67,8 @@ def archive_reports(archive_run, tmp_path_factory):
 
 def step_counts(processed: Path) -> dict:
     changes = pd.read_csv(processed / "changes.csv", keep_default_na=False, dtype=str)
-    return {f"{a}_{b}": g["change"].value_counts().to_dict() for (a, b), g in changes.groupby(["from_edition", "to_edition"])}
+    return {f"{a}_{b}": g["change"].value_counts().to_dict()
+            for (a, b), g in changes.groupby(["from_edition", "to_edition"])}
 
 
 def check_index_counts(page, processed):
@@ -244,7 +242,8 @@ def test_archive_pages_have_no_broken_links_and_load_clean(page, archive_reports
 def test_compare_report_for_any_two_files(page, tmp_path):
     from click.testing import CliRunner
     from pipeline.cli import main
-    head = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game\n\n100. General\n\n"
+    head = ("Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n"
+            "1. Game\n\n100. General\n\n")
     (tmp_path / "a.txt").write_text(head.format("May 1, 2009") + "100.1. A player may play a card from his or her "
                                     "hand.\n\n100.2. Each game has a winner.\n", encoding="utf-8")
     (tmp_path / "b.txt").write_text(head.format("July 11, 2009") + "100.1. Each game has a winner.\n\n100.2. A player "
@@ -353,7 +352,8 @@ def test_archive_pair_page_shows_every_change_and_keeps_its_state_in_the_address
     page.goto((reports / "pairs/2009-05-01_2009-07-11.html").as_uri())
     main = page.inner_text("main")
     assert "_Magic_" not in main and page.locator("li.change i:text('Magic')").count() > 0
-    gaps = page.evaluate("""() => Array.from(document.querySelectorAll('li.change:not([hidden]) .inline-view del + ins'))
+    gaps = page.evaluate("""() => Array.from(
+        document.querySelectorAll('li.change:not([hidden]) .inline-view del + ins'))
         .slice(0, 300).map(ins => { const a = Array.from(ins.previousElementSibling.getClientRects()).pop();
             const b = ins.getClientRects()[0]; return Math.abs(a.top - b.top) < 2 ? b.left - a.right : null; })
         .filter(g => g !== null)""")  # deleted and inserted words on one line: never touching
@@ -372,13 +372,15 @@ def test_archive_pair_page_shows_every_change_and_keeps_its_state_in_the_address
     page.select_option("#chapter", "205")
     page.click("#view-side")
     url = page.url
-    assert "show=" in url and "chapter=205" in url and "view=side" in url and "modified" not in url.split("show=")[1].split("&")[0]
+    assert "show=" in url and "chapter=205" in url and "view=side" in url
+    assert "modified" not in url.split("show=")[1].split("&")[0]
     shown = page.locator("li.change:visible").count()
     assert page.locator(".side-head").is_visible() and "(before)" in page.inner_text(".side-head")
     page.goto("about:blank")
     page.goto(url)
     assert page.locator("li.change:visible").count() == shown and page.is_checked("input[value=cosmetic]")
-    assert not page.is_checked("input[value=modified]") and page.locator("li.change:has(.side-view:visible)").count() == shown
+    assert not page.is_checked("input[value=modified]")
+    assert page.locator("li.change:has(.side-view:visible)").count() == shown
     page.screenshot(path=str(shots / "archive-2009-pair-side.png"))
     # a link to a change hidden by default shows it
     cosmetic = page.locator("li.change.cosmetic").first.get_attribute("id")
@@ -508,7 +510,8 @@ def test_archive_lineage_page_shows_an_added_rule_whole_and_names_its_sources(pa
     assert "lines 694–695" in first.inner_text()
     page.goto((reports / "lineage/2003-10-01_212.1b.html").as_uri())
     assert "2025-06-06.txt line 1390" in page.locator("#v-2025-06-06").inner_text()  # not "lines 1390–1390"
-    heads = page.locator("li.version .head").all_inner_texts() + page.locator("blockquote.note footer").all_inner_texts()
+    heads = (page.locator("li.version .head").all_inner_texts()
+             + page.locator("blockquote.note footer").all_inner_texts())
     assert not any(re.search(r"\d{3}_[0-9a-f]{12,}", h) for h in heads), heads  # names, not hash ids
     assert "Commentary, 2011-06-17" in page.locator("blockquote.note footer").first.inner_text()
     assert page.errors == []
@@ -532,10 +535,11 @@ def test_archive_timeline_reads_at_400_px(browser, archive_reports):
     context = browser.new_context(viewport={"width": 400, "height": 900})
     pg = context.new_page()
     pg.goto((reports / "index.html").as_uri())
-    sizes = pg.evaluate("""() => { const svg = document.querySelector('svg.timeline');
-        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-        return Array.from(svg.querySelectorAll('text')).map(t => parseFloat(getComputedStyle(t).fontSize) * scale); }""")
-    assert sizes and min(sizes) >= 10, min(sizes)  # the dates and counts in pixels on the screen
+    sizes = pg.evaluate("""() => { const fig = document.querySelector('figure.chart');  // HTML text, never scaled
+        return Array.from(fig.querySelectorAll('.y, .v, .ticks span')).filter(t => t.getClientRects().length)
+            .map(t => parseFloat(getComputedStyle(t).fontSize)); }""")
+    assert sizes and min(sizes) >= 10, sizes  # the years and counts in pixels on the screen (more below)
+    assert pg.locator("figure.chart svg text").count() == 0
     assert pg.evaluate("document.documentElement.scrollWidth") <= 400
     context.close()
 
@@ -579,3 +583,98 @@ def test_archive_index_counts_the_sources_used_apart_from_those_not_used(page, a
     page.goto((reports / "index.html").as_uri())
     line = page.locator("main p").first.inner_text()
     assert f"from {used} source files ({unused} more not used: see the sources audit)" in line, line
+
+
+# --- the charts and the count tables at a phone's width and a desktop's -----------------------------
+# Nothing runs off the page; the labels that show never overlap, stay inside their chart and a readable
+# size; the legend names every colour the bars use. The index and terminology pages are made up
+# (test_charts.py) with 13 and 110 editions: at 110 the old chart's labels piled up.
+
+CHART_WIDTHS = (320, 400, 1000, 1400)
+
+
+@pytest.fixture(scope="session")
+def made_up_pages(tmp_path_factory):
+    from test_charts import write_pages
+    base = tmp_path_factory.mktemp("charts")
+    return {count: write_pages(base / str(count), count) for count in (13, 110)}
+
+
+def open_at(browser, path: Path, width: int):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(path.as_uri())
+    return page
+
+
+# What a reader sees of a chart: its box, and each piece of its text that shows (its box and font size).
+MEASURE = """fig => {
+    const box = r => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom});
+    const shown = el => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+    const texts = sel => Array.from(fig.querySelectorAll(sel)).filter(shown).map(el => ({
+        text: el.textContent, ...box(el.getBoundingClientRect()), size: parseFloat(getComputedStyle(el).fontSize)}));
+    return {figure: box(fig.getBoundingClientRect()), scroll: [fig.scrollWidth, fig.clientWidth],
+            ticks: texts('.ticks span'), numbers: texts('.v'), all: texts('.legend li, .panel, .y, .v, .ticks span'),
+            svgText: fig.querySelectorAll('svg text').length,
+            fills: Array.from(new Set(Array.from(fig.querySelectorAll('svg rect')).map(r => getComputedStyle(r).fill))),
+            swatches: Array.from(fig.querySelectorAll('.legend .swatch'))
+                .map(s => getComputedStyle(s).backgroundColor)};
+}"""
+
+
+def overlapping(labels: list[dict]) -> list[tuple[str, str]]:
+    """Pairs of labels whose boxes meet."""
+    return [(a["text"], b["text"]) for i, a in enumerate(labels) for b in labels[i + 1:]
+            if a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]]
+
+
+def check_chart(page, width: int) -> dict:
+    assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing runs off the page
+    seen = page.locator("figure.chart").evaluate(MEASURE)
+    fig = seen["figure"]
+    assert seen["scroll"][0] <= seen["scroll"][1] and fig["right"] <= width
+    assert seen["svgText"] == 0  # no text in the stretched SVG: it would be stretched too
+    assert len(seen["ticks"]) >= 3, seen["ticks"]
+    assert overlapping(seen["ticks"]) == [] and overlapping(seen["numbers"]) == []
+    outside = [t["text"] for t in seen["all"] if t["left"] < fig["left"] - 1 or t["right"] > fig["right"] + 1]
+    assert outside == []
+    assert min(t["size"] for t in seen["all"]) >= 9
+    return seen
+
+
+@pytest.mark.parametrize("count", [13, 110])
+@pytest.mark.parametrize("width", CHART_WIDTHS)
+def test_index_timeline_reads_and_fits(browser, made_up_pages, count, width):
+    page = open_at(browser, made_up_pages[count] / "index.html", width)
+    seen = check_chart(page, width)
+    assert set(seen["fills"]) <= set(seen["swatches"])
+    assert len(seen["fills"]) == (3 if count == 110 else 2)  # complete (copy) and changed
+    ticks = [t["text"] for t in seen["ticks"]]
+    if count == 110:
+        assert all(len(t) == 4 for t in ticks) and "2000" in ticks and not seen["numbers"]  # years, not 110 dates
+    else:  # wide enough, every edition is named and every count written above its bar
+        assert len(ticks) == 13 if width >= 1100 else all(len(t) == 4 for t in ticks)
+        assert len(seen["numbers"]) == (13 + 12 if width >= 700 else 0)
+    page.close()
+
+
+@pytest.mark.parametrize("width", CHART_WIDTHS)
+def test_terminology_rows_read_and_fit(browser, made_up_pages, width):
+    page = open_at(browser, made_up_pages[110] / "terminology.html", width)
+    check_chart(page, width)
+    assert "“<b>his or her</b>” → “their”" in page.locator("figure.chart").inner_text()  # as text
+    assert page.locator("figure.chart b").count() == 0
+    page.close()
+
+
+@pytest.mark.parametrize("width", [320, 400])
+def test_pair_summary_fits_a_phone(browser, seed_reports, width):
+    reports, _ = seed_reports
+    page = open_at(browser, reports / "pairs/2006-07-15_2008-03-17.html", width)
+    table = page.locator("table.summary")
+    sizes = table.evaluate("t => [t.scrollWidth, t.clientWidth, t.getBoundingClientRect().right]")
+    assert sizes[0] <= sizes[1] and sizes[2] <= width, sizes
+    cells = table.locator("td").evaluate_all("tds => tds.map(td => [getComputedStyle(td, '::before').content, "
+                                             "td.getBoundingClientRect().right])")
+    assert len(cells) == len(report.CLASSES) + 2 and all(label != "none" and right <= width for label, right in cells)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.close()
