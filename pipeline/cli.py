@@ -51,7 +51,50 @@ def friendly_errors(f):
     return wrapper
 
 
-@click.group(help="Clean, segment and version the Magic: The Gathering Comprehensive Rules.")
+# --help lists the user commands first (these in this order, then any command in no list), then each
+# section below under its own heading.
+USER_COMMANDS = ("run", "history", "compare", "cite", "identify", "fetch", "serve")
+SECTIONS = (("Stage commands (run does them all, in this order)", ("ingest", "segment", "align", "export", "report")),
+            ("Developer commands", ("accuracy", "audit-sample", "audit-score", "bench")))
+
+
+class SectionedGroup(click.Group):
+    """A group whose --help shows its commands under headings (click has one list only)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        placed = [name for _, names in SECTIONS for name in names]
+        users = [name for name in USER_COMMANDS if name in self.commands]
+        users += sorted(name for name in self.commands if name not in users and name not in placed)
+        return users + [name for name in placed if name in self.commands]
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = [name for name in self.list_commands(ctx) if not self.commands[name].hidden]
+        longest = max(map(len, names), default=0)  # one column for the help texts of every section
+        heading = {name: title for title, section in SECTIONS for name in section}
+        for title in ["Commands", *(title for title, _ in SECTIONS)]:
+            rows = [(name.ljust(longest), self.commands[name].get_short_help_str(formatter.width - 6 - longest))
+                    for name in names if heading.get(name, "Commands") == title]
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+def _show_version(ctx: click.Context, _param, value: bool) -> None:
+    """--version, read from the installed package's metadata only when asked (not at every start)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib import metadata
+    try:
+        version = metadata.version("crdiff")
+    except metadata.PackageNotFoundError:
+        version = "unknown (crdiff is not installed: pip install -e .)"
+    click.echo(f"crdiff, version {version}")
+    ctx.exit()
+
+
+@click.group(cls=SectionedGroup, help="Clean, segment and version the Magic: The Gathering Comprehensive Rules.")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_show_version,
+              help="Show the version and exit.")
 def main():
     pass
 
@@ -138,19 +181,18 @@ def run(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, no
     result = stages.run_all(raw, list(corpora), processed, None if no_reports else reports, quiet,
                             use_cache=not no_cache)
     _warn(result)
-    if result is None:
-        if not quiet:
-            click.echo("nothing changed since the last run: the outputs are up to date")
-        return
-    if not quiet:
+    if result is not None and not quiet:
         _summary(result)
-        click.echo(f"datasets in {processed}/" + ("" if no_reports else f", reports in {reports}/index.html"))
+    if not quiet:
+        click.echo("nothing changed since the last run: the outputs are up to date" if result is None else
+                   f"datasets in {processed}/" + ("" if no_reports else f", reports in {reports}/index.html"))
 
 
 @main.command(name="fetch", help="Download every official edition (the rules page for the current one, the "
                                  "Wayback Machine for the others) into --into, with a lock file of provenance.")
 @click.option("--into", default=Path("corpus"), show_default=True, type=DIR, help="Where the editions are stored.")
-@click.option("--rules-page", default=options.RULES_PAGE, show_default=True, help="The official rules page ('' skips it).")
+@click.option("--rules-page", default=options.RULES_PAGE, show_default=True,
+              help="The official rules page ('' skips it).")
 @click.option("--cdx", default=options.CDX, show_default=True, help="The Wayback Machine's CDX API ('' skips it).")
 @click.option("--wayback", default=options.WAYBACK, show_default=True,
               help="Prefix of a snapshot's raw bytes: PREFIX/<timestamp>id_/<original>.")
@@ -184,13 +226,15 @@ def fetch_(into: Path, rules_page: str, cdx: str, wayback: str, since, formats: 
             click.echo(line, err=line.startswith(("failed", "skipped")))
 
 
-@main.command(help="Print one rule's history: its number, change class and a redline in each edition.")
+@main.command(help="Print one rule's history: its number, change class and a redline in each edition (a run of "
+                   "unchanged editions on one line), and the splits and merges at the step where they happened.")
 @click.argument("rule")
 @click.option("--edition", help="Pick the rule by its number in this edition (YYYY-MM-DD).")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--all", "show_all", is_flag=True, help="One line for every edition, unchanged ones too.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (every edition, always).")
 @outputs
 @friendly_errors
-def history(rule: str, edition: str | None, as_json: bool, processed: Path):
+def history(rule: str, edition: str | None, show_all: bool, as_json: bool, processed: Path):
     from pipeline.history import history as rule_history
     lineages = rule_history(processed, rule, edition)
     for note in lineages[0]["query"]["notes"] if lineages else ():
@@ -205,25 +249,64 @@ def history(rule: str, edition: str | None, as_json: bool, processed: Path):
     for n, lineage in enumerate(lineages, 1):
         click.echo(f"[{n}/{len(lineages)}] lineage {lineage['lineage_id']}: {_carried(lineage)}" if len(lineages) > 1
                    else f"lineage {lineage['lineage_id']}")
-        for i, v in enumerate(lineage["versions"]):
-            moved = " (renumbered)" if v["renumbered"] and v["kind"] != "glossary" else ""  # a term: "renamed"
-            note = f" ({v['note']})" if v["note"] else ""
-            title = f" “{v['title']}”" if v["title"] and v["title"] != v["rule_id"] else ""  # a term is its title
-            click.echo(f"  {v['edition']}  {v['rule_id']:<10}{title} {v['change']}{moved}{note}   "
-                       f"[{v['source']} lines {v['lines']}]")
-            shown = [v["text"], *v["examples"]] if i == 0 else v["redlines"]  # the first version whole
-            if v["swaps"]:  # typography only: the swaps, not the whole paragraph again
-                shown = [f"typography only: {v['swaps']}"]
-            for line in shown if v["change"] != "unchanged" or i == 0 else ():
-                if line:
-                    click.echo(_fill(line, "      "))
-        for end in lineage["ends"]:
-            click.echo(f"  {end['edition']}  {end['change']}" + (f" into {end['into']}" if end["into"] else ""))
-        for x in lineage["relations"]:
-            click.echo(f"  {x['edition']}  {x['how']} {x['rule_id']}")
-        for c in lineage["commentary"]:
-            click.echo(f"  commentary {c['rule_id']} ({c['edition']}, citing {c['cited']}):")
-            click.echo(_fill(c["text"], "      "))
+        for line in _lineage_lines(lineage, show_all):
+            click.echo(line)
+
+
+def _lineage_lines(lineage: dict, show_all: bool) -> list[str]:
+    """A lineage's steps, its end, and the commentary citing it, as `history` prints them."""
+    from pipeline.history import relations_by_step
+    placed = relations_by_step(lineage)
+    versions, out = lineage["versions"], []
+    for first, last in _folded(versions, placed, show_all):
+        out += _step_lines(versions, first, placed.get(first, [])) if first == last else [
+            f"  {versions[first]['edition']} … {versions[last]['edition']}  unchanged ({last - first + 1} editions)"]
+    for end in lineage["ends"]:
+        out.append(f"  {end['edition']}  {end['change']}" + (f" into {end['into']}" if end["into"] else ""))
+    out += [f"  {x['edition']}  {x['how']} {x['rule_id']}" for x in placed.get(None, [])]  # at no step shown
+    for c in lineage["commentary"]:
+        out += [f"  commentary {c['rule_id']} ({c['edition']}, citing {c['cited']}):", _fill(c["text"], "      ")]
+    return out
+
+
+def _folded(versions: list[dict], placed: dict, show_all: bool) -> list[tuple[int, int]]:
+    """The steps to show, as (first, last) indexes: a run of plain unchanged editions (same number, no
+    note, no split or merge) is one, unless --all."""
+    runs: list[list] = []
+    for i, v in enumerate(versions):
+        plain = not show_all and v["change"] == "unchanged" and not v["renumbered"] and not v["note"] \
+            and i not in placed
+        if plain and runs and runs[-1][2]:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i, plain])
+    return [(first, last) for first, last, _ in runs]
+
+
+def _step_lines(versions: list[dict], i: int, relations: list[dict]) -> list[str]:
+    """One step: its line, the splits and merges that happened there, then its text (the first
+    version whole, a change as its redline, a typography change as its swaps)."""
+    v = versions[i]
+    moved = " (renumbered)" if v["renumbered"] and v["kind"] != "glossary" else ""  # a term: "renamed"
+    note = f" ({v['note']})" if v["note"] else ""
+    title = f" “{v['title']}”" if v["title"] and v["title"] != v["rule_id"] else ""  # a term is its title
+    out = [f"  {v['edition']}  {v['rule_id']:<10}{title} {v['change']}{moved}{note}   "
+           f"[{v['source']} lines {v['lines']}]", *_relation_lines(relations)]
+    shown = [v["text"], *v["examples"]] if i == 0 else v["redlines"]  # the first version whole
+    if v["swaps"]:  # typography only: the swaps, not the whole paragraph again
+        shown = [f"typography only: {v['swaps']}"]
+    return out + [_fill(line, "      ") for line in (shown if v["change"] != "unchanged" or i == 0 else ()) if line]
+
+
+def _relation_lines(relations: list[dict]) -> list[str]:
+    """Splits and merges at one step, those of a kind on one line: "split off into 400.7a, 400.7b"."""
+    from pipeline.history import SPLIT_FROM, SPLIT_OFF, TOOK_IN
+    words = {SPLIT_FROM: "split from", SPLIT_OFF: "split off into", TOOK_IN: "merged with"}
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for x in relations:
+        grouped.setdefault((x["how"], x["edition"]), []).append(x["rule_id"])
+    return [f"    {words.get(how, how)} {', '.join(rule_ids)}" + ("" if how == SPLIT_OFF else f" of {edition}")
+            for (how, edition), rule_ids in grouped.items()]
 
 
 def _count(n: int, noun: str) -> str:
@@ -255,7 +338,8 @@ def _plain(value):
                    "edition in force on --as-of, to the numbers of another edition, marking rules that changed "
                    "meaning, were split, merged or removed.")
 @click.argument("source", metavar="TEXT|FILE")
-@click.option("--as-of", "as_of", required=True, help="The date the text was written (YYYY-MM-DD): the edition in force then.")
+@click.option("--as-of", "as_of", required=True,
+              help="The date the text was written (YYYY-MM-DD): the edition in force then.")
 @click.option("--to", help="The edition (or a date: the edition in force then) to rewrite to; default: the latest.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @outputs
@@ -353,7 +437,8 @@ def _comparison(a: str, b: str, show_all: bool, as_json: bool, html: bool, repor
     for c in changes:
         if c.change == "unchanged" and not c.renumbered and not show_all:
             continue
-        label = f"{c.old_rule_id or '-'} -> {c.new_rule_id or '-'}  {c.change}" + (" renumbered" if c.renumbered else "")
+        label = (f"{c.old_rule_id or '-'} -> {c.new_rule_id or '-'}  {c.change}"
+                 + (" renumbered" if c.renumbered else ""))
         out.append(label + ("  [review]" if c.review else "") + (f"  ({c.note})" if c.note else ""))
         for line in redlines(olds.get(c.old_rule_id), news.get(c.new_rule_id)):
             out.append(_fill(line, "    "))
@@ -417,6 +502,24 @@ def audit_score(sheet: Path):
 def bench(corpora: tuple[Path, ...], raw: Path, simulate: int, formats: tuple[Path, ...]):
     from pipeline import bench as b
     b.run(raw, list(corpora), simulate, list(formats), click.echo)
+
+
+@main.command(help="Browse the datasets in Datasette on http://127.0.0.1:PORT (this machine only): "
+                   "processed/crdiff.sqlite with its metadata.json (texts in place of their keys, descriptions, "
+                   "canned queries). Needs the serve extra: pip install 'crdiff[serve]'.")
+@outputs
+@click.option("--port", type=click.IntRange(1, 65535), default=8001, show_default=True, help="Port on 127.0.0.1.")
+@click.option("--measure", is_flag=True, help="Instead, start it on a free port, fetch every page people open "
+                                              "(tables, a search, the canned queries) twice, print the seconds "
+                                              "slowest first, and stop.")
+@friendly_errors
+def serve(processed: Path, port: int, measure: bool):
+    from pipeline import serve as server
+    if not measure:
+        sys.exit(server.serve(processed, port))
+    click.echo("first   again  status  page")
+    for first, again, status, path in server.measure(processed):
+        click.echo(f"{first:6.3f} {again:6.3f}  {status}     {path}")
 
 
 def _warn(result) -> None:

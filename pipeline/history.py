@@ -53,7 +53,8 @@ WITH_TEXT = "rules AS r LEFT JOIN texts AS t ON t.text_id = r.text_id"  # each w
 def _history(db: sqlite3.Connection, processed: Path, rule_id: str, edition: str | None) -> list[dict]:
     rule_id, edition, notes = _resolve(db, rule_id, edition)
     found = _rows(db, "SELECT lineage_id FROM rules WHERE rule_id = ? AND kind <> 'commentary'"
-                      + (" AND edition = ?" if edition else "") + " ORDER BY rowid", [rule_id] + [edition] * bool(edition))
+                      + (" AND edition = ?" if edition else "") + " ORDER BY rowid",
+                  [rule_id] + [edition] * bool(edition))
     lineages = list(dict.fromkeys(r.lineage_id for r in found if r.lineage_id))
     if not lineages:
         _missing(db, rule_id, edition, processed, notes)
@@ -135,7 +136,8 @@ def _resolve(db: sqlite3.Connection, rule_id: str, edition: str | None) -> tuple
     if wanted != rule_id:
         notes.append(f"read {rule_id!r} as {wanted}")
     if not _rows(db, "SELECT 1 FROM rules WHERE rule_id = ? LIMIT 1", [wanted]):  # a glossary term in another case
-        same = [r.rule_id for r in _rows(db, "SELECT DISTINCT rule_id FROM rules") if r.rule_id.lower() == wanted.lower()]
+        same = [r.rule_id for r in _rows(db, "SELECT DISTINCT rule_id FROM rules")
+                if r.rule_id.lower() == wanted.lower()]
         wanted = same[0] if len(same) == 1 else wanted
     if edition and not _rows(db, "SELECT 1 FROM rules WHERE edition = ? LIMIT 1", [edition]):
         editions = sorted(r.edition for r in _rows(db, "SELECT DISTINCT edition FROM rules"))
@@ -159,17 +161,33 @@ def _missing(db: sqlite3.Connection, rule_id: str, edition: str | None, processe
     raise PipelineError(f"no rule {rule_id}{where} in {processed / DATABASE}{hint}{said}")
 
 
+SPLIT_FROM, SPLIT_OFF, TOOK_IN = "split from", "piece split off into", "took in"  # a relation's "how"
+
+
 def _relations(moved: list, lineage: str, versions: list) -> list[dict]:
     """Splits and merges this lineage took part in: where it came from, what was cut from it, what it took in."""
     mine = {(r.edition, r.rule_id) for r in versions}
     out = []
     for c in moved:
         if c.change == "split" and c.lineage_id == lineage:
-            out.append({"how": "split from", "rule_id": c.old_rule_id, "edition": c.from_edition})
+            out.append({"how": SPLIT_FROM, "rule_id": c.old_rule_id, "edition": c.from_edition})
         elif c.change == "split" and (c.from_edition, c.old_rule_id) in mine:
-            out.append({"how": "piece split off into", "rule_id": c.new_rule_id, "edition": c.to_edition})
+            out.append({"how": SPLIT_OFF, "rule_id": c.new_rule_id, "edition": c.to_edition})
         elif c.change == "merged" and (c.to_edition, c.new_rule_id) in mine:
-            out.append({"how": "took in", "rule_id": c.old_rule_id, "edition": c.from_edition})
+            out.append({"how": TOOK_IN, "rule_id": c.old_rule_id, "edition": c.from_edition})
+    return out
+
+
+def relations_by_step(lineage: dict) -> dict[int | None, list[dict]]:
+    """A lineage's splits and merges by the index of the version where each happened. A piece split
+    off names the edition it went to: that step; a rule split from, or taken in, names the edition
+    it left: the next step (a copy's observation is no step). None: no step of this lineage is there."""
+    steps = [(i, v["edition"]) for i, v in enumerate(lineage["versions"]) if v["change"] != "observed"]
+    out: dict[int | None, list[dict]] = {}
+    for x in lineage["relations"]:
+        at = next((i for i, edition in steps
+                   if edition > x["edition"] or (x["how"] == SPLIT_OFF and edition == x["edition"])), None)
+        out.setdefault(at, []).append(x)
     return out
 
 

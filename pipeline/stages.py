@@ -57,6 +57,7 @@ def run_ingest(raw: Path, corpora: list[Path], processed: Path, quiet: bool = Fa
     with publish.locked(processed):
         rid = run_id(raw, corpora)
         result = _ingest(raw, corpora, quiet)
+        require_sources(result, [raw, *corpora])
         out = publish.begin(processed)
         stored.save_ingested(out, result.ingested)
         _write_sources(result, out)
@@ -149,6 +150,24 @@ def _ingest(raw: Path, corpora: list[Path], quiet: bool) -> Result:
     return result
 
 
+SHOWN_REJECTIONS = 3
+
+
+def require_sources(result: Result, folders: list[Path]) -> None:
+    """A run that read no source at all is an error, raised before anything is published (the
+    outputs of the last good run stay): it names the folders and says why the files were refused."""
+    if result.ingested.docs:
+        return
+    rejected = result.ingested.rejections
+    if not rejected:
+        why = "no files to read"
+    else:
+        shown = "; ".join(f"{r.path}: {r.reason}" for r in rejected[:SHOWN_REJECTIONS])
+        more = f"; and {len(rejected) - SHOWN_REJECTIONS} more" if len(rejected) > SHOWN_REJECTIONS else ""
+        why = f"{len(rejected)} file{'s' * (len(rejected) != 1)} rejected: {shown}{more}"
+    raise PipelineError(f"no editions found in {', '.join(map(str, folders))} ({why}); nothing was published")
+
+
 @_collector_paused()
 def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
     from pipeline.edition import editions, merge
@@ -194,6 +213,7 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     stages after it can also be run alone later; caches in `cache_file`."""
     overrides = read_overrides(raw)  # a mistake in it is said before the long stages, not after
     result = _ingest(raw, corpora, quiet)
+    require_sources(result, [raw, *corpora])
     stored.save_ingested(out, result.ingested)
     _segment(result, cache_file, quiet)
     stored.save_segmented(out, result.rules, result.editions)

@@ -39,29 +39,35 @@ def test_history_reads_the_database_without_heavy_libraries(seeds_run):
     assert not found & set(HEAVY)
 
 
-def readme_commands() -> dict[str, set[str]]:
-    """The README's command list: command -> the options its line shows."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def documented_commands() -> dict[str, set[str]]:
+    """docs/commands.md's command list: command -> the options its line shows."""
+    text = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
     block = text.split("## Commands", 1)[1].split("```", 2)[1]
     out = {}
     for line in block.splitlines():
-        m = re.match(r"python -m pipeline ([\w-]+)\s*(.*?)(?:#.*)?$", line.strip())
+        m = re.match(r"python -m pipeline (\w[\w-]*)\s*(.*?)(?:#.*)?$", line.strip())  # not --version
         if m:
             out[m[1]] = set(re.findall(r"--[\w-]+|(?<=\[)-\w\b", m[2]))
     return out
 
 
-def test_readme_lists_every_command_with_the_options_help_shows():
-    listed = readme_commands()
+def test_the_docs_list_every_command_with_the_options_help_shows():
+    listed = documented_commands()
     assert set(listed) == set(main.commands)
     for name, options in listed.items():
         shown = invoke(name, "--help").output
         params = [p for p in main.commands[name].params if isinstance(p, click.Option)]
         real = {o for p in params for o in p.opts + p.secondary_opts}
-        assert options <= real, f"{name}: README shows {sorted(options - real)}, which --help does not"
+        assert options <= real, f"{name}: docs/commands.md shows {sorted(options - real)}, which --help does not"
         missing = [p.opts[0] for p in params if not options & set(p.opts + p.secondary_opts)]
-        assert not missing, f"{name}: the README omits {missing}"
+        assert not missing, f"{name}: docs/commands.md omits {missing}"
         assert all(o in shown for o in options)
+
+
+def test_the_readme_command_table_names_every_command_in_the_order_of_help():
+    text = (ROOT / "README.md").read_text(encoding="utf-8").split("## Commands", 1)[1]
+    table = re.findall(r"^\| `(\w[\w-]*)", text, re.M)
+    assert table == [name for section in help_sections(main).values() for name in section]
 
 
 def test_run_on_the_seeds_is_deterministic(tmp_path):
@@ -142,6 +148,7 @@ def test_unusable_files_are_counted_rejections(tmp_path):
     assert sources.set_index("source_id").loc["empty", "rejection"] == "empty file"
 
 
+@pytest.mark.slow
 def test_module_entry_point_runs_from_another_directory(tmp_path):
     out = subprocess.run([sys.executable, "-m", "pipeline", "run", "--raw", str(RAW), "--processed",
                           str(tmp_path / "p"), "--reports", str(tmp_path / "r"), "-q"],
@@ -171,7 +178,8 @@ def test_history_of_an_unknown_rule(seeds_run):
 
 
 def test_compare_two_files(tmp_path):
-    head = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game\n\n100. General\n\n"
+    head = ("Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n"
+            "1. Game\n\n100. General\n\n")
     (tmp_path / "a.txt").write_text(head.format("May 1, 2009") + "100.1. A player may play a card from his or her "
                                     "hand.\n\n100.2. Each game has a winner.\n", encoding="utf-8")
     (tmp_path / "b.txt").write_text(head.format("July 11, 2009") + "100.1. Each game has a winner.\n\n100.2. A player "
@@ -188,3 +196,81 @@ def test_compare_unknown_edition(seeds_run):
     _, processed = seeds_run
     result = CliRunner().invoke(main, ["compare", "1999-01-01", "2008-03-17", "--processed", str(processed)])
     assert result.exit_code == 1 and "'1999-01-01' is neither a file nor an edition" in result.output
+
+
+def _junk(folder, n=3):
+    folder.mkdir()
+    for i in range(n):
+        (folder / f"note{i}.txt").write_text(f"random notes {i}, nothing to do with the rules\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("files, why", [(0, "no files to read"), (1, "1 file rejected: {}/note0.txt: "),
+                                        (5, "5 files rejected: {}/note0.txt: ")])
+def test_run_over_nothing_readable_fails_even_quiet_and_publishes_nothing(tmp_path, files, why):
+    raw, processed = _junk(tmp_path / "raw", files), tmp_path / "p"
+    for _ in ("run", "again"):
+        result = CliRunner().invoke(main, ["run", "--raw", str(raw), "--processed", str(processed), "--no-reports",
+                                           "-q"])
+        assert result.exit_code == 1
+        assert result.output.startswith(f"Error: no editions found in {raw} ({why.format(raw)}")
+        assert result.output.endswith("; nothing was published\n") and ("and 2 more" in result.output) == (files == 5)
+    assert not (processed / "rules.csv").exists()
+    result = CliRunner().invoke(main, ["ingest", "--raw", str(raw), "--processed", str(tmp_path / "i"), "-q"])
+    assert result.exit_code == 1 and "no editions found in" in result.output
+
+
+def test_a_run_over_junk_leaves_the_last_good_outputs_alone(tmp_path):
+    processed = tmp_path / "p"
+    assert invoke("run", "--raw", RAW, "--processed", processed, "--no-reports", "-q").exit_code == 0
+    before = (processed / "rules.csv").read_bytes()
+    result = invoke("run", "--raw", _junk(tmp_path / "junk"), "--processed", processed, "--no-reports", "-q")
+    assert result.exit_code == 1 and (processed / "rules.csv").read_bytes() == before
+
+
+def test_junk_in_a_corpus_beside_the_seeds_is_no_failure(tmp_path):
+    corpus = _junk(tmp_path / "corpus")
+    result = invoke("run", "--raw", RAW, "--corpus", corpus, "--processed", tmp_path / "p", "--no-reports", "-q")
+    assert (result.exit_code, result.output) == (0, "")
+
+
+def test_version(monkeypatch):
+    from importlib import metadata
+    result = invoke("--version")
+    assert (result.exit_code, result.output) == (0, f"crdiff, version {metadata.version('crdiff')}\n")
+
+    def not_installed(name):
+        raise metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(metadata, "version", not_installed)
+    assert invoke("--version").output == "crdiff, version unknown (crdiff is not installed: pip install -e .)\n"
+
+
+def help_sections(group) -> dict[str, list[str]]:
+    """--help's command headings -> the commands under each, in order."""
+    out, heading = {}, None
+    for line in CliRunner().invoke(group, ["--help"]).output.splitlines():
+        if line and not line.startswith(" ") and line.endswith(":"):
+            heading = line[:-1]
+            out[heading] = []
+        elif heading and heading != "Options" and line.startswith("  ") and line[2] != " ":
+            out[heading].append(line.split()[0])
+    return out
+
+
+def test_help_lists_user_commands_first_then_stages_then_developer_commands():
+    sections = help_sections(main)
+    assert list(sections) == ["Options", "Commands", "Stage commands (run does them all, in this order)",
+                              "Developer commands"]
+    assert sections["Commands"][:6] == ["run", "history", "compare", "cite", "identify", "fetch"]
+    assert sections["Stage commands (run does them all, in this order)"] == ["ingest", "segment", "align", "export",
+                                                                              "report"]
+    assert sections["Developer commands"] == ["accuracy", "audit-sample", "audit-score", "bench"]
+    assert sorted(n for names in sections.values() for n in names if n in main.commands) == sorted(main.commands)
+
+
+def test_a_command_in_no_list_is_a_user_command():
+    group = type(main)(name="g", help="A group.")
+    for name in ("bench", "zzz-new", "ingest", "run"):
+        group.command(name, help=f"The {name} command.")(lambda: None)
+    sections = help_sections(group)
+    assert sections["Commands"] == ["run", "zzz-new"] and sections["Developer commands"] == ["bench"]
