@@ -81,8 +81,8 @@ def stored(processed: Path, a: list[Rule], b: list[Rule]) -> list[RuleChange] | 
     if not (a and b and (processed / "changes.parquet").exists()) or a[0].source == "" or b[0].source == "":
         return None
     from pipeline import load
-    changes = load.changes(processed, filters=[("from_edition", "=", load.date_scalar(a[0].edition)),
-                                               ("to_edition", "=", load.date_scalar(b[0].edition))])
+    changes = load.changes(processed, filters=[("from_edition", "=", load.edition_scalar(a[0].edition)),
+                                               ("to_edition", "=", load.edition_scalar(b[0].edition))])
     return changes or None
 
 

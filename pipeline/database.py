@@ -1,13 +1,18 @@
 """processed/crdiff.sqlite: every table in one SQLite database, for sqlite3, Datasette or DuckDB.
 
 The tables as the CSV holds them: each distinct wording (text, examples, sentences) once, in
-`texts`, named by `text_id` in `rules`; the view `rules_text` puts it back (the Parquet twin's
-columns), and `glossary` is a view of the rules of kind glossary. Keys as in pipeline/schema.py
-(primary and foreign), indexes on the columns people filter by, full-text search over the texts
-(FTS5, external content: the index stores no second copy, and indexes each distinct text once), a
-view `changes_text` that puts the old and new titles and texts beside each change, and a view
-`rule_sentences` that spells out the sentences stored as offsets. Lists are JSON text (SQLite's
-JSON functions read them), booleans 0/1, dates ISO text; an empty field is NULL, as in the CSV.
+`texts`, named by `text_id` in `rules`; `glossary` is a view of the rules of kind glossary. The
+database's own columns (pipeline/schema.py DATABASE_ONLY): `changes.old_text_id` and `new_text_id`,
+the wording of the rules each change names, filled in here. Keys as in pipeline/schema.py (primary
+and foreign: Datasette shows a key into `texts` as its text), indexes on the columns people filter
+by, full-text search over the texts (FTS5 `texts_fts`, external content: the index stores no second
+copy, and indexes each distinct text once; declared `content="texts"`, as Datasette finds it).
+
+No view joins whole tables: Datasette counts a view's rows and pages through it, so a view putting
+the texts beside 300,000 rules or changes took seconds a page. The joins live in the canned queries
+(pipeline/browse.py), which pick their few rows by index first. Lists are JSON text (SQLite's JSON
+functions read them), booleans 0/1, dates ISO text; an empty field is NULL, as in the CSV. The same
+tables give the same bytes: rows in the CSV's order, no timestamps.
 """
 from __future__ import annotations
 
@@ -17,45 +22,29 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline import schema
-from pipeline.schema import BY_NAME, TABLES, WORDING, Table
+from pipeline.schema import BY_NAME, TABLES, Table, in_database
 from pipeline.store import _naming
 
 NAME = "crdiff.sqlite"
-SQL_TYPE = {"string": "TEXT", "date": "TEXT", "integer": "INTEGER", "number": "REAL", "boolean": "INTEGER",
-            "array": "TEXT", "object": "TEXT"}
+SQL_TYPE = {"string": "TEXT", "edition": "TEXT", "date": "TEXT", "integer": "INTEGER", "number": "REAL",
+            "boolean": "INTEGER", "array": "TEXT", "object": "TEXT"}
 FILTERED = ("edition", "rule_id", "lineage_id", "from_edition", "to_edition", "old_rule_id", "new_rule_id", "text_id")
-SEARCH = """CREATE VIRTUAL TABLE texts_search USING fts5(text, content='texts', content_rowid='rowid',
-    tokenize='porter unicode61 remove_diacritics 2')"""
-CHANGES_TEXT = """CREATE VIEW changes_text AS
-SELECT c.*, o.title AS old_title, o.text AS old_text, n.title AS new_title, n.text AS new_text
-FROM changes AS c
-LEFT JOIN rules_text AS o ON o.edition = c.from_edition AND o.rule_id = c.old_rule_id AND o.occurrence = 1
-    AND o.kind <> 'commentary'
-LEFT JOIN rules_text AS n ON n.edition = c.to_edition AND n.rule_id = c.new_rule_id AND n.occurrence = 1
-    AND n.kind <> 'commentary'"""
-# Sentences are stored as [start, end] offsets into the text (the title when there is none): this
-# view spells them out. substr counts characters from 1, as Python's slices count them from 0.
-RULE_SENTENCES = """CREATE VIEW rule_sentences AS
-SELECT r.edition, r.kind, r.rule_id, r.occurrence, s.key + 1 AS n,
-    CASE WHEN s.type = 'text' THEN s.value ELSE substr(coalesce(r.text, r.title, ''),
-        json_extract(s.value, '$[0]') + 1, json_extract(s.value, '$[1]') - json_extract(s.value, '$[0]')) END AS sentence
-FROM rules_text AS r, json_each(r.sentences) AS s"""
-
-
-RULES_TEXT = "CREATE VIEW rules_text AS SELECT {}\nFROM rules AS r LEFT JOIN texts AS t ON t.text_id = r.text_id"
+SEARCH = """CREATE VIRTUAL TABLE texts_fts USING fts5(text, content="texts", content_rowid="rowid",
+    tokenize="porter unicode61 remove_diacritics 2")"""
+# The wording of the rules a change names (the first printing of the number, never a commentary
+# note), looked up through an index made for it and dropped after: the published file keeps its size.
+NAMED = "CREATE INDEX named ON rules (edition, rule_id, occurrence)"
+CHANGE_TEXTS = """UPDATE changes SET
+    old_text_id = (SELECT r.text_id FROM rules AS r WHERE r.edition = changes.from_edition
+        AND r.rule_id = changes.old_rule_id AND r.occurrence = 1 AND r.kind <> 'commentary'),
+    new_text_id = (SELECT r.text_id FROM rules AS r WHERE r.edition = changes.to_edition
+        AND r.rule_id = changes.new_rule_id AND r.occurrence = 1 AND r.kind <> 'commentary')"""
 # The glossary is the rules of kind glossary under other names: a view, not a second copy
 GLOSSARY = """CREATE VIEW glossary AS
 SELECT r.edition, r.title AS term, r.occurrence, t.text AS definition, t.examples, r."references", r.lineage_id,
     r.source, r.line_start, r.line_end
 FROM rules AS r LEFT JOIN texts AS t ON t.text_id = r.text_id WHERE r.kind = 'glossary'"""
 VIEWS = {"glossary"}  # tables of the CSV that the database gives as views
-
-
-def rules_text() -> str:
-    """The view `rules_text`: the rules with their wording in place, the Parquet twin's columns."""
-    moved = WORDING["rules"]
-    return RULES_TEXT.format(", ".join(f't."{c}"' if c in moved else f'r."{c}"' for c in BY_NAME["rules"].names))
 
 
 for _numpy, _python in ((np.int64, int), (np.float64, float), (np.bool_, bool)):
@@ -72,8 +61,9 @@ def create_sql(table: Table) -> str:
 
 
 class Database:
-    """Built in a temporary file beside its final name, one table chunk at a time; `close` adds the
-    indexes, search tables and view, and renames it into place."""
+    """Built in a temporary file beside its final name, one table chunk at a time; `close` fills in
+    the database's own columns, adds the indexes, the search table and the view, and renames it
+    into place."""
 
     def __init__(self, folder: Path):
         self.path = folder / NAME
@@ -86,31 +76,33 @@ class Database:
         self.created: set[str] = set()
 
     def add(self, name: str, flat) -> None:
-        """Rows of a table, flattened as for the CSV (lists as JSON text)."""
+        """Rows of a table, flattened as for the CSV (lists as JSON text); the database's own
+        columns are filled in by `close`."""
         if name in VIEWS:
             return
-        table = schema.flat(BY_NAME[name])
         if name not in self.created:
-            self.con.execute(create_sql(table))
+            self.con.execute(create_sql(in_database(BY_NAME[name])))
             self.created.add(name)
         columns = [[None if v == "" else v for v in flat[c].tolist()] for c in flat.columns]  # "" is NULL
-        marks = ", ".join("?" * len(table.columns))
-        self.con.executemany(f'INSERT INTO "{name}" VALUES ({marks})', zip(*columns))
+        names = ", ".join(f'"{c}"' for c in flat.columns)
+        marks = ", ".join("?" * len(flat.columns))
+        self.con.executemany(f'INSERT INTO "{name}" ({names}) VALUES ({marks})', zip(*columns))
 
     def close(self) -> None:
         with _naming(self.path):
-            for table in (schema.flat(t) for t in TABLES if t.name not in VIEWS):
+            for table in (in_database(t) for t in TABLES if t.name not in VIEWS):
                 if table.name not in self.created:
                     self.con.execute(create_sql(table))
+            self.con.execute(NAMED)
+            self.con.execute(CHANGE_TEXTS)
+            self.con.execute("DROP INDEX named")
+            for table in (in_database(t) for t in TABLES if t.name not in VIEWS):
                 for column in (c for c in FILTERED if c in table.names):
                     if table.primary_key[:1] != (column,):  # the key's own index serves its first column
                         self.con.execute(f'CREATE INDEX "{table.name}_{column}" ON "{table.name}" ("{column}")')
             self.con.execute(SEARCH)
-            self.con.execute("INSERT INTO texts_search (rowid, text) SELECT rowid, text FROM texts")
-            self.con.execute(rules_text())
+            self.con.execute("INSERT INTO texts_fts (rowid, text) SELECT rowid, text FROM texts")
             self.con.execute(GLOSSARY)
-            self.con.execute(CHANGES_TEXT)
-            self.con.execute(RULE_SENTENCES)
             self.con.execute("COMMIT")
             self.con.execute("VACUUM")
             self.con.close()

@@ -1,5 +1,6 @@
-"""processed/datapackage.json (Frictionless Data Package) and processed/README.md (the data
-dictionary), both generated from pipeline/schema.py, so the two cannot drift apart."""
+"""processed/datapackage.json (Frictionless Data Package), processed/README.md (the data
+dictionary) and processed/metadata.json (Datasette's, pipeline/browse.py), all generated from
+pipeline/schema.py, so they cannot drift apart."""
 from __future__ import annotations
 
 import json
@@ -7,7 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.schema import TABLES, TEXT_ID, WORDING, Table, flat
+from pipeline import browse
+from pipeline.schema import DATABASE_ONLY, DESCRIPTION, LICENCE, TABLES, TEXT_ID, TITLE, WORDING, Table, flat
 from pipeline.store import write_atomic
 
 DIALECT = {"delimiter": ",", "lineTerminator": "\r\n", "quoteChar": '"', "doubleQuote": True, "header": True}
@@ -21,20 +23,29 @@ file is committed; it is rewritten by every run.
 
 Every table comes in two files and one database, with the same rows in the same order:
 
-- `<table>.parquet`: typed (rule numbers and dates as they are, lists as lists, booleans as
-  booleans; word operations as lists of structs), zstd-compressed, every column in place. **The
-  one to load.**
+- `<table>.parquet`: typed (rule numbers as text, lists as lists, booleans as booleans; word
+  operations as lists of structs), zstd-compressed, every column in place. **The one to load.**
+  Editions are identifiers, `YYYY-MM-DD` text in every file (type `edition` below: `edition ==
+  "2026-01-16"` works in pandas, DuckDB and SQLite alike); `editions.date` is the same date typed
+  as a date, for date arithmetic.
 - `<table>.csv`: RFC 4180 (UTF-8, comma-separated, CRLF line ends, a header row; list and object
   fields as JSON strings; booleans `True`/`False`; dates ISO `YYYY-MM-DD`; an empty field is a
   missing value), described by `datapackage.json` (Frictionless: every column's type, primary and
   foreign keys; the tests validate it).
+- `rules_text.csv`: the rules with their title, text and examples (one per line in the cell) in
+  place, for a spreadsheet: `rules.csv` names the wording by `text_id`, as the database does.
 - `crdiff.sqlite`: the CSV's tables in one SQLite database with their primary and foreign keys,
   indexes on `edition`, `rule_id`, `lineage_id` and `text_id` (and the change columns), full-text
-  search (FTS5: `texts_search` over every distinct rule text and glossary definition), and views:
-  `rules_text`, the rules with their wording in place (the Parquet twin's columns); `glossary`,
-  the rules of kind glossary under the glossary's names; `changes_text`, each change with the old
-  and new titles and texts; `rule_sentences`, one row per sentence of each rule, spelled out.
-  Lists are JSON text, booleans 0/1, empty fields NULL.
+  search (FTS5: `texts_fts` over every distinct rule text and glossary definition), the view
+  `glossary` (the rules of kind glossary under the glossary's names), and two columns of its own:
+  `changes.old_text_id` and `new_text_id`, the wording of the rules each change names. Lists are
+  JSON text, booleans 0/1, empty fields NULL.
+- `metadata.json`: the database described for Datasette: every table and column, each key into
+  `texts` shown as its text, and canned queries (a rule's history, what changed between two
+  editions, a full-text search, a rule's sentences spelled out). `python -m pipeline serve`
+  starts Datasette on 127.0.0.1 with it; by hand: `datasette -i processed/crdiff.sqlite -m
+  processed/metadata.json --setting suggest_facets off` (with facet suggestions on, a page of
+  `rules` or `changes` takes seconds).
 
 Nothing is stored twice. Most rules keep their wording from one edition to the next, so the CSV
 and the database hold each distinct wording (text, examples and sentences) once, in `texts`, and
@@ -51,15 +62,17 @@ One line each, typed:
 ```python
 pd.read_parquet("processed/rules.parquet")                    # pandas (pyarrow)
 duckdb.sql("SELECT * FROM 'processed/rules.parquet'")         # DuckDB
-sqlite3.connect("processed/crdiff.sqlite")                    # SQLite, Datasette: datasette processed/crdiff.sqlite
+sqlite3.connect("processed/crdiff.sqlite")                    # SQLite; Datasette: python -m pipeline serve
 pipeline.load.rules(Path("processed")).rules                  # the Rule records (pipeline/load.py)
 ```
 
 ```sql
-SELECT r.edition, r.rule_id, t.text FROM texts_search JOIN texts AS t ON t.rowid = texts_search.rowid
-JOIN rules AS r ON r.text_id = t.text_id WHERE texts_search MATCH 'planeswalker uniqueness rule';
-SELECT edition, rule_id, text FROM rules_text WHERE rule_id = '306.4';
-SELECT old_rule_id, new_rule_id, change, old_text, new_text FROM changes_text WHERE to_edition = '2009-07-11';
+SELECT r.edition, r.rule_id, t.text FROM texts_fts JOIN texts AS t ON t.rowid = texts_fts.rowid
+JOIN rules AS r ON r.text_id = t.text_id WHERE texts_fts MATCH 'planeswalker uniqueness rule';
+SELECT r.edition, r.rule_id, t.text FROM rules AS r JOIN texts AS t USING (text_id) WHERE r.rule_id = '306.4';
+SELECT c.old_rule_id, c.new_rule_id, c.change, o.text AS old_text, n.text AS new_text FROM changes AS c
+LEFT JOIN texts AS o ON o.text_id = c.old_text_id LEFT JOIN texts AS n ON n.text_id = c.new_text_id
+WHERE c.to_edition = '2009-07-11';
 ```
 
 **Do not read the CSV with a bare `pd.read_csv(path)` or DuckDB's `read_csv_auto`**: they guess
@@ -71,26 +84,29 @@ columns `datapackage.json` types; `rules.merge(texts, on="text_id")` puts the wo
 `export` run alone); `.cache/` holds the paragraph analyses and pair alignments that make a second
 run fast. Deleting `.cache/` is safe.
 
-The rules texts are Wizards of the Coast's, used under its Fan Content Policy.
-"""
+""" + LICENCE + "\n"
 
 
 def descriptor() -> dict:
     return {
         "profile": "tabular-data-package",
         "name": "mtg-comprehensive-rules-history",
-        "title": "Magic: The Gathering Comprehensive Rules, rule by rule and edition by edition",
-        "description": "Rules, their lineages across editions, every change with word-level operations, "
-                       "references, citations, glossary, terminology and the sources' character accounting.",
+        "title": TITLE,
+        "description": DESCRIPTION,
         "resources": [_resource(flat(t)) for t in TABLES],
     }
+
+
+EDITION_PATTERN = r"\d{4}-\d{2}-\d{2}"
 
 
 def _resource(table: Table) -> dict:
     fields = []
     for c in table.columns:
         field = {"name": c.name, "type": c.type, "description": c.description}
-        if c.type == "boolean":
+        if c.type == "edition":  # an identifier: text, shaped like a date
+            field.update(type="string", constraints={"pattern": EDITION_PATTERN})
+        elif c.type == "boolean":
             field.update(trueValues=["True"], falseValues=["False"])
         fields.append(field)
     schema: dict = {"fields": fields, "missingValues": [""]}
@@ -127,6 +143,7 @@ def dictionary(summaries: dict[str, dict]) -> str:
             moved = ", ".join(f"`{c}`" for c in WORDING[t.name])
             out[-1] += (f"\n| `{TEXT_ID.name}` | {TEXT_ID.type} | CSV and database only, in place of {moved} (the "
                         f"Parquet twin holds them): {TEXT_ID.description} | |")
+        out[-1] += "".join(f"\n| `{c.name}` | {c.type} | {c.description} | |" for c in DATABASE_ONLY.get(t.name, ()))
     return "\n\n".join(out) + "\n"
 
 
@@ -148,3 +165,4 @@ def _example(data: pd.DataFrame, column: str) -> str:
 def write(processed: Path, summaries: dict[str, dict]) -> None:
     write_atomic(processed / "datapackage.json", json.dumps(descriptor(), indent=2, ensure_ascii=False) + "\n")
     write_atomic(processed / "README.md", dictionary(summaries))
+    write_atomic(processed / browse.METADATA, browse.as_json())

@@ -147,7 +147,7 @@ def edition_rows(eds: list[Edition], rules: list[Rule]) -> pd.DataFrame:
     rows = []
     for e in eds:
         c = e.counts
-        rows.append({"edition": e.edition, "edition_end": e.edition_end,
+        rows.append({"edition": e.edition, "date": e.edition, "edition_end": e.edition_end,
                      "status": _status(e), "observes": e.observes, "sources": list(e.sources),
                      "records": sum(c.values()), "parts": c.get("part", 0), "chapters": c.get("chapter", 0),
                      "sections": c.get("section", 0), "rules": c.get("rule", 0), "subrules": c.get("subrule", 0),
@@ -183,11 +183,11 @@ def source_rows(docs: list[CleanDoc], rejections: list[Rejection], records: dict
                      "records": records.get(s.source_id, 0), "wrapped": d.wrapped, "complete": d.complete,
                      "warnings": list(d.warnings), "rejection": "", "url": s.url})
     for r in rejections:
-        rows.append({"source_id": r.source_id or r.path.stem, "path": _shown(r.path), "format": "", "kind": "", "edition": "",
-                     "edition_end": "", "encoding": "", "sha256": r.sha256, "bytes": r.n_bytes, "chars_total": 0,
-                     "chars_kept": 0, "chars_discarded": 0, "discarded_by_reason": {}, "paragraphs": 0,
-                     "records": 0, "wrapped": False, "complete": False, "warnings": [], "rejection": r.reason,
-                     "url": fetched_url(r.path)})
+        rows.append({"source_id": r.source_id or r.path.stem, "path": _shown(r.path), "format": "", "kind": "",
+                     "edition": "", "edition_end": "", "encoding": "", "sha256": r.sha256, "bytes": r.n_bytes,
+                     "chars_total": 0, "chars_kept": 0, "chars_discarded": 0, "discarded_by_reason": {},
+                     "paragraphs": 0, "records": 0, "wrapped": False, "complete": False, "warnings": [],
+                     "rejection": r.reason, "url": fetched_url(r.path)})
     return frame("sources", rows).sort_values(["source_id", "path"], kind="stable").reset_index(drop=True)
 
 
@@ -348,3 +348,19 @@ def write_table(data: pd.DataFrame, folder: Path, name: str, db: Database | None
         parquet.write(folder, name, chunks, file)
     if "csv" in formats:
         write_atomic_with(folder / f"{file}.csv", csv)
+        if name == "rules":
+            write_atomic_with(folder / READABLE_FILE, lambda f: write_readable(f, chunks))
+
+
+# rules_text.csv: the rules with their wording, for a spreadsheet (rules.csv names it by text_id)
+READABLE_FILE = "rules_text.csv"
+READABLE = ("edition", "kind", "rule_id", "occurrence", "title", "text", "examples", "lineage_id", "source",
+            "line_start", "line_end")
+
+
+def write_readable(f, chunks: list[pd.DataFrame]) -> None:
+    """The rules one per row with their title, text and examples (one per line in the cell)."""
+    for n, chunk in enumerate(chunks):
+        rows = chunk[list(READABLE)].copy()
+        rows["examples"] = ["\n".join(e) for e in rows["examples"]]
+        rows.to_csv(f, index=False, header=n == 0, lineterminator="\r\n")

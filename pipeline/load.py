@@ -88,7 +88,7 @@ def rules(processed: Path, edition: str | None = None, filters=None, file: str |
     """Rule records (of one edition, if given, or those pyarrow `filters` keep), with their lineage
     ids and last changes."""
     if edition:
-        filters = (filters or []) + [("edition", "=", date_scalar(edition))]
+        filters = (filters or []) + [("edition", "=", edition_scalar(edition))]
     data = columns(read(processed, "rules", filters=filters, file=file))
     for name in TUPLES:
         data[name] = [tuple(v) for v in data[name]]
@@ -117,11 +117,13 @@ def _derived(data: dict[str, list]) -> None:
                          for base, each in zip(bases, data["sentences"])]
 
 
-def date_scalar(text: str) -> pa.Scalar:
+def edition_scalar(text: str) -> pa.Scalar:
+    """An edition to filter on: its YYYY-MM-DD text, checked."""
     try:
-        return pa.scalar(date.fromisoformat(text), pa.date32())
+        date.fromisoformat(text)
     except ValueError:
         raise PipelineError(f"{text!r} is not an edition date (YYYY-MM-DD)") from None
+    return pa.scalar(text, pa.string())
 
 
 def _ops(ops: list[dict]) -> tuple:

@@ -1,9 +1,11 @@
 """The Parquet twin of each table: the schema's types kept (a rule number stays text, a list stays
-a list, a boolean a boolean, a date a date), compressed with zstd, written in chunks.
+a list, a boolean a boolean, an edition its YYYY-MM-DD text, a date a date), compressed with zstd,
+written in chunks.
 
 Nested columns get an Arrow type of their own (ARROW); every other array column is a list of
-strings. Dates are Arrow dates; an empty date (no edition_end) is null, the other empty strings stay
-empty strings, as in the records.
+strings. Editions are identifiers, text as in the CSV and the database (`edition == "2026-01-16"`
+works in pandas and DuckDB alike); the one column meant for date arithmetic, `editions.date`, is an
+Arrow date. The empty strings (no `edition_end`) stay empty strings, as in the records.
 """
 from __future__ import annotations
 
@@ -36,8 +38,8 @@ ARROW = {  # (table, column) -> Arrow type, for the nested columns that are not 
     ("lineages", "numbers"): pa.list_(NUMBERS),
     ("sources", "discarded_by_reason"): pa.map_(pa.string(), pa.int64()),
 }
-SCALAR = {"string": pa.string(), "integer": pa.int64(), "number": pa.float64(), "boolean": pa.bool_(),
-          "date": pa.date32()}
+SCALAR = {"string": pa.string(), "edition": pa.string(), "integer": pa.int64(), "number": pa.float64(),
+          "boolean": pa.bool_(), "date": pa.date32()}
 OPS = {("changes", "ops"), ("changes", "title_ops")}  # word operations: stored as lists, typed as structs
 
 

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+TITLE = "Magic: The Gathering Comprehensive Rules, rule by rule and edition by edition"
+DESCRIPTION = ("Rules, their lineages across editions, every change with word-level operations, references, "
+               "citations, glossary, terminology and the sources' character accounting.")
+LICENCE = "The rules texts are Wizards of the Coast's, used under its Fan Content Policy."
+
 
 @dataclass(frozen=True, slots=True)
 class Column:
     name: str
-    type: str  # Frictionless type: string | integer | number | boolean | date | array
+    type: str  # Frictionless type (string | integer | number | boolean | date | array), or edition:
+    # an edition's identifier, its date as YYYY-MM-DD text in every format (a string to filter and join on)
     description: str
 
 
@@ -34,20 +40,21 @@ LINEAGE_FK = ((("lineage_id",), "lineages", ("lineage_id",)),)
 
 TABLES = (
     Table("rules", "One row per rule (heading, glossary entry, ruling, commentary note) per edition.", _cols(
-        ("edition", "date", "Date of the edition the record belongs to (a range's start for a dated range)."),
+        ("edition", "edition", "Date of the edition the record belongs to (a range's start for a dated range)."),
         ("source", "string", "Source id(s), ';'-joined; the first is the one the text and lines come from."),
-        ("rule_id", "string", "Number as printed, without a trailing period; glossary: the term; commentary: <source>.c<n>."),
+        ("rule_id", "string", "Number as printed, without a trailing period; glossary: the term; commentary: "
+                              "<source>.c<n>."),
         ("occurrence", "integer", "1, or 2 for the second printing of a number printed twice."),
         ("kind", "string", "part, chapter, section, rule, subrule, ruling, glossary, commentary or fragment."),
         ("parent", "string", "The rule_id it belongs under (212.2a -> 212.2 -> 212 -> 2)."),
         ("lineage_id", "string", "The rule's identity across editions: where it first appeared (edition:rule_id)."),
-        ("last_changed", "date", "Edition of the lineage's last wording change (or its first edition)."),
+        ("last_changed", "edition", "Edition of the lineage's last wording change (or its first edition)."),
         ("title", "string", "Heading title or glossary term."),
         ("text", "string", "Readable text, unwrapped, original typography, citation tags removed."),
         ("examples", "array", "Every example, in order (JSON list of strings)."),
         ("sentences", "array", "The sentences of `text` (of `title` when `text` is empty) as character offsets: "
                                "JSON list of [start, end] (Python's text[start:end]); a sentence that is not a "
-                               "piece of it, as its own string. The view `rule_sentences` spells them out."),
+                               "piece of it, as its own string. Datasette's canned query `sentences` spells them out."),
         ("references", "array", "Rule ids the text points to, ranges expanded (JSON list)."),
         ("citations", "array", "Citation tags: JSON list of {source, value, text, part}."),
         ("rule_flags", "array", "partial, truncated, duplicate, conflict, placeholder, orphan (JSON list); not "
@@ -57,8 +64,8 @@ TABLES = (
         ("line_end", "integer", "Last line of the record in its source file."),
     ), ("edition", "kind", "rule_id", "occurrence"), EDITION_FK + LINEAGE_FK),
     Table("changes", "One row per matched or unmatched rule per pair of editions.", _cols(
-        ("from_edition", "date", "Edition the old text comes from."),
-        ("to_edition", "date", "Edition the new text comes from."),
+        ("from_edition", "edition", "Edition the old text comes from."),
+        ("to_edition", "edition", "Edition the new text comes from."),
         ("lineage_id", "string", "Lineage of the rule (for a merge, the lineage that ends)."),
         ("old_rule_id", "string", "Number in the old edition (empty when added)."),
         ("new_rule_id", "string", "Number in the new edition (empty when removed)."),
@@ -73,7 +80,8 @@ TABLES = (
         ("review", "boolean", "A borderline match a person should check."),
         ("method", "string", "How the match was found: same, moved, fuzzy, override, traced (sentence tracing), "
                              "renamed, split, merge, unmatched."),
-        ("ops", "array", "Word operations on the text: [tag, old_start, old_end, new_start, new_end, old_text, new_text]."),
+        ("ops", "array", "Word operations on the text: "
+                         "[tag, old_start, old_end, new_start, new_end, old_text, new_text]."),
         ("title_ops", "array", "Word operations on the title."),
         ("example_ops", "array", "Word operations per example position."),
         ("substitutions", "array", "Short wording swaps seen: [[old, new], ...]."),
@@ -83,24 +91,26 @@ TABLES = (
     Table("lineages", "One row per lineage: a rule followed through every edition it lived in.", _cols(
         ("lineage_id", "string", "Identity: the edition and number where it first appeared."),
         ("kind", "string", "Kind in its latest edition."),
-        ("first_edition", "date", "First edition it appears in."),
-        ("last_edition", "date", "Last edition it appears in."),
+        ("first_edition", "edition", "First edition it appears in."),
+        ("last_edition", "edition", "Last edition it appears in."),
         ("editions", "integer", "How many editions carry it."),
         ("numbers", "array", "Every number it carried: JSON list of {rule_id, editions}."),
         ("current_rule_id", "string", "Its number in its last edition."),
-        ("status", "string", "alive (in the latest complete edition), removed, merged, or unknown (only in fragments)."),
-        ("ended", "date", "Edition that removed it or merged it away (empty while alive)."),
-        ("last_changed", "date", "Edition of its last wording change."),
+        ("status", "string", "alive (in the latest complete edition), removed, merged, or unknown "
+                             "(only in fragments)."),
+        ("ended", "edition", "Edition that removed it or merged it away (empty while alive)."),
+        ("last_changed", "edition", "Edition of its last wording change."),
         ("modifications", "integer", "How many times its wording changed."),
     ), ("lineage_id",)),
     Table("editions", "One row per edition.", _cols(
-        ("edition", "date", "Date of the edition (effective date stated in its text)."),
-        ("edition_end", "date", "End of the date range, when only fragments of unknown date give it."),
+        ("edition", "edition", "Date of the edition (effective date stated in its text)."),
+        ("date", "date", "The same date typed as a date, for date arithmetic (`edition` is the identifier)."),
+        ("edition_end", "edition", "End of the date range, when only fragments of unknown date give it."),
         ("status", "string", "complete (a whole official edition), truncated (an official text that stops early: "
                              "rules it lacks are not_covered, not removed), copy (an unofficial copy of the "
                              "edition in `observes`: it makes no step of the history) or fragment (a copy no "
                              "official edition of the run covers: it stands in for its edition)."),
-        ("observes", "date", "For a copy: the official edition in force on its date, which it is evidence about."),
+        ("observes", "edition", "For a copy: the official edition in force on its date, which it is evidence about."),
         ("sources", "array", "Source ids that give it (JSON list)."),
         ("records", "integer", "Records of every kind."),
         ("parts", "integer", "Parts (1. Game Concepts)."),
@@ -118,12 +128,14 @@ TABLES = (
         ("source_id", "string", "File name without extension (with it for a PDF, DOCX or RTF: 2026-01-16.pdf)."),
         ("path", "string", "The file, under the name of the folder it was found in (raw/..., cr-archive/...)."),
         ("format", "string", "official (a TXT edition), pdf, docx or rtf (an edition in that format; all four "
-                             "recognised by content), rulings-text, rulings-html, copy, wiki-text, wiki-html or markdown."),
+                             "recognised by content), rulings-text, rulings-html, copy, wiki-text, wiki-html or "
+                             "markdown."),
         ("kind", "string", "official rules, rulings page, commentary or copy."),
-        ("edition", "date", "Edition it reflects."),
-        ("edition_end", "date", "End of its date range, if only a range is known."),
+        ("edition", "edition", "Edition it reflects."),
+        ("edition_end", "edition", "End of its date range, if only a range is known."),
         ("encoding", "string", "Encoding it was decoded with; for a PDF, DOCX or RTF the reader and code page "
-                               "(pdf (pypdfium2), rtf (mac_roman)); '(repaired)' after damaged UTF-16 was re-synchronised."),
+                               "(pdf (pypdfium2), rtf (mac_roman)); '(repaired)' after damaged UTF-16 was "
+                               "re-synchronised."),
         ("sha256", "string", "SHA-256 of the file's bytes."),
         ("bytes", "integer", "File size."),
         ("chars_total", "integer", "Characters after decoding."),
@@ -136,9 +148,11 @@ TABLES = (
         ("complete", "boolean", "A whole official edition."),
         ("warnings", "array", "Warnings (JSON list)."),
         ("rejection", "string", "Why the file was not used (empty when it was)."),
-        ("url", "string", "Where it was published: the address `fetch` got it from (fetched.json), or the manifest's url."),
+        ("url", "string", "Where it was published: the address `fetch` got it from (fetched.json), or the "
+                          "manifest's url."),
     ), ("source_id", "path")),
-    Table("discards", "One row per discarded passage (line breaks, blank lines and indentation are only counted).", _cols(
+    Table("discards", "One row per discarded passage (line breaks, blank lines and indentation are only "
+                      "counted).", _cols(
         ("source_id", "string", "Source id."),
         ("line", "integer", "Line in the source (0 for HTML markup)."),
         ("reason", "string", "Why it was discarded."),
@@ -146,7 +160,7 @@ TABLES = (
         ("text", "string", "The discarded text."),
     )),
     Table("references", "One row per rule-to-rule reference, per edition.", _cols(
-        ("edition", "date", "Edition."),
+        ("edition", "edition", "Edition."),
         ("rule_id", "string", "The referring record."),
         ("kind", "string", "Its kind."),
         ("occurrence", "integer", "Its occurrence."),
@@ -155,7 +169,7 @@ TABLES = (
         ("target_kind", "string", "The target's kind, when it exists."),
     ), ("edition", "kind", "rule_id", "occurrence", "target"), EDITION_FK),
     Table("citations", "One row per citation tag ([CompRules 2007/10/01], [CR 204.1a], [D'Angelo 2007/10/20]).", _cols(
-        ("edition", "date", "Edition of the record carrying the tag."),
+        ("edition", "edition", "Edition of the record carrying the tag."),
         ("source", "string", "Its source."),
         ("rule_id", "string", "The record carrying the tag."),
         ("n", "integer", "Position of the tag within the record."),
@@ -165,13 +179,14 @@ TABLES = (
         ("text", "string", "The tag as printed."),
         ("lineage_id", "string", "Lineage of the cited rule (CR) or of the tagged rule."),
         ("linked_by", "string", "number, quoted text (commentary matched by its words) or tagged rule."),
-        ("last_changed", "date", "For a date tag: the computed edition of the tagged rule's last wording change."),
-        ("agrees", "string", "yes / no / unknown: does the tag's date fall where the computed history puts the change."),
+        ("last_changed", "edition", "For a date tag: the computed edition of the tagged rule's last wording change."),
+        ("agrees", "string", "yes / no / unknown: does the tag's date fall where the computed history puts the "
+                             "change."),
         ("rule_in_cited_edition", "string", "For a CR tag: the cited rule, when that edition is in the run."),
         ("rule_in_latest_edition", "string", "The lineage's number in the latest edition that has it."),
     ), ("edition", "rule_id", "n"), EDITION_FK + LINEAGE_FK),
     Table("glossary", "One row per glossary entry per edition.", _cols(
-        ("edition", "date", "Edition."),
+        ("edition", "edition", "Edition."),
         ("term", "string", "The term."),
         ("occurrence", "integer", "1, or 2 for a term printed twice."),
         ("definition", "string", "Its definition (paragraphs joined by newlines)."),
@@ -182,16 +197,17 @@ TABLES = (
         ("line_start", "integer", "First line in the source."),
         ("line_end", "integer", "Last line in the source."),
     ), ("edition", "term", "occurrence"), EDITION_FK + LINEAGE_FK),
-    Table("terminology", "For each pair of editions, how often each wording substitution was seen in its changes.", _cols(
-        ("from_edition", "date", "Old edition."),
-        ("to_edition", "date", "New edition."),
+    Table("terminology", "For each pair of editions, how often each wording substitution was seen in its "
+                         "changes.", _cols(
+        ("from_edition", "edition", "Old edition."),
+        ("to_edition", "edition", "New edition."),
         ("old", "string", "Wording replaced (lower case)."),
         ("new", "string", "Wording that replaced it."),
         ("count", "integer", "Times seen."),
     ), ("from_edition", "to_edition", "old", "new")),
     Table("renumberings", "Runs of renumbered rules summarised as ranges.", _cols(
-        ("from_edition", "date", "Old edition."),
-        ("to_edition", "date", "New edition."),
+        ("from_edition", "edition", "Old edition."),
+        ("to_edition", "edition", "New edition."),
         ("scope", "string", "The chapter (rule runs) or rule (subrule runs) the run sits in."),
         ("first_old", "string", "First number of the run in the old edition."),
         ("last_old", "string", "Last number of the run in the old edition."),
@@ -204,12 +220,12 @@ TABLES = (
     Table("observations", "What each record of a copy (rulings page, foreign-site copy, wiki, Markdown export) "
                           "shows of the official edition in force on its date: a copy is evidence about an "
                           "edition, never a step of the history.", _cols(
-        ("edition", "date", "The copy's own date (its records' edition in `rules`)."),
+        ("edition", "edition", "The copy's own date (its records' edition in `rules`)."),
         ("source", "string", "The copy's source id."),
         ("kind", "string", "Kind of the copy's record."),
         ("rule_id", "string", "Number (or term) in the copy."),
         ("occurrence", "integer", "1, or 2 for the second printing of a number."),
-        ("observes", "date", "The official edition it is evidence about (the one in force on its date)."),
+        ("observes", "edition", "The official edition it is evidence about (the one in force on its date)."),
         ("official_rule_id", "string", "The rule of that edition it copies (empty when that edition has none)."),
         ("lineage_id", "string", "The lineage of that rule (the copy's record joins it)."),
         ("agreement", "string", "same (word for word), typography (quotes, dashes, symbols only), references "
@@ -245,3 +261,23 @@ def flat(table: Table) -> Table:
         return table
     columns = tuple(TEXT_ID if c.name == moved[0] else c for c in table.columns if c.name not in moved[1:])
     return Table(table.name, table.description, columns, table.primary_key, table.foreign_keys + TEXTS_FK)
+
+
+# The database's own columns, after the CSV's: each change's old and new wording by key, filled in
+# by pipeline/database.py from the rules the change names, so that a change shows both texts with
+# no join per page (Datasette labels a key with its text). Declared here, so the data dictionary
+# and Datasette's metadata describe them.
+DATABASE_ONLY = {"changes": (
+    Column("old_text_id", "string", "Database only: key in `texts` of the old rule's wording (empty when added)."),
+    Column("new_text_id", "string", "Database only: key in `texts` of the new rule's wording (empty when removed)."),
+)}
+
+
+def in_database(table: Table) -> Table:
+    """The table as the database stores it: the CSV's columns (`flat`), then its own, each a key into `texts`."""
+    table = flat(table)
+    extra = DATABASE_ONLY.get(table.name, ())
+    if not extra:
+        return table
+    keys = tuple(((c.name,), "texts", ("text_id",)) for c in extra)
+    return Table(table.name, table.description, table.columns + extra, table.primary_key, table.foreign_keys + keys)

@@ -36,7 +36,8 @@ CHANGES = [  # from, to, lineage, old, new, change
 ]
 
 
-DEFAULTS = {"string": "", "date": None, "boolean": False, "number": 0.0, "integer": 0, "array": [], "object": {}}
+DEFAULTS = {"string": "", "edition": "", "date": None, "boolean": False, "number": 0.0, "integer": 0, "array": [],
+            "object": {}}
 
 
 @pytest.fixture
@@ -50,7 +51,8 @@ def processed(tmp_path):
         export.write_table(export.frame(name, full), staging, name, formats=("parquet",))
     write("rules", ["edition", "rule_id", "kind", "lineage_id"], RULES)
     write("changes", ["from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id", "change"], CHANGES)
-    write("editions", ["edition", "status"], [(A, "complete"), (B, "complete"), (C, "complete"), ("2011-06-01", "fragment")])
+    write("editions", ["edition", "status"],
+          [(A, "complete"), (B, "complete"), (C, "complete"), ("2011-06-01", "fragment")])
     publish.commit(tmp_path, "test-run")
     return tmp_path
 
@@ -92,7 +94,8 @@ def test_near_misses_are_never_rewritten(processed, text):
 
 
 def test_split_merged_removed_and_modified_are_marked(processed):
-    by_cited = {c["cited"]: c for c in remap(processed, "[CR 100.3] [CR 100.6] [CR 100.2] [CR 100.5] [CR 100.1]").citations}
+    by_cited = {c["cited"]: c
+                for c in remap(processed, "[CR 100.3] [CR 100.6] [CR 100.2] [CR 100.5] [CR 100.1]").citations}
     assert by_cited["100.3"]["numbers"] == ["100.3", "100.4"] and "split" in by_cited["100.3"]["marks"]
     assert "modified" in by_cited["100.3"]["marks"]
     assert by_cited["100.6"]["numbers"] == ["100.8"] and by_cited["100.6"]["status"] == "merged"
@@ -121,7 +124,8 @@ def test_cli_text_and_file_give_the_same_rewrite(processed, tmp_path):
     assert lines[:2] == ["As [CR 100.2] says,", "see rule 100.2 and {{CR|100.8}."]
     assert lines[2] == f"--- 3 citations, {A} -> {C}"
     assert "line 2: rule 100.2  100.2 -> -  removed (removed in 2011-01-01)" in lines
-    assert "line 2: {{CR|100.6}  100.6 -> 100.8  merged, renumbered (merged into 100.7 in 2011-01-01 (now 100.8))" in lines
+    assert ("line 2: {{CR|100.6}  100.6 -> 100.8  merged, renumbered "
+            "(merged into 100.7 in 2011-01-01 (now 100.8))") in lines
 
 
 def test_cli_json_is_the_same_as_data(processed):
@@ -133,7 +137,8 @@ def test_cli_json_is_the_same_as_data(processed):
     assert data["text"] == "[CR 100.3] and rule 999.9"
     split, unknown = data["citations"]
     assert split["numbers"] == ["100.3", "100.4"] and split["status"] == "split"
-    assert unknown["status"] == "unknown" and unknown["numbers"] == [] and "no rule 999.9 in 2010-01-01" in unknown["detail"]
+    assert (unknown["status"] == "unknown" and unknown["numbers"] == []
+            and "no rule 999.9 in 2010-01-01" in unknown["detail"])
     assert "note: 2010-06-30 is not an edition" in result.stderr
 
 
@@ -151,7 +156,8 @@ def test_cli_bad_input_is_one_clear_error(processed, tmp_path):
     (tmp_path / "latin1.txt").write_bytes(b"[CR 100.1]\nCaf\xe9 [CR 100.1]\n")
     result = run(tmp_path / "latin1.txt", "--as-of", A, "--processed", processed)
     assert result.exit_code == 1
-    assert result.stderr.strip() == f"Error: {tmp_path / 'latin1.txt'}:2: not UTF-8 (byte 0xe9 at offset 14): save it as UTF-8"
+    assert result.stderr.strip() == (f"Error: {tmp_path / 'latin1.txt'}:2: not UTF-8 (byte 0xe9 at offset 14): "
+                                     "save it as UTF-8")
     result = run("[CR 100.1]", "--as-of", A, "--processed", tmp_path / "nowhere")
     assert result.exit_code == 1 and "rules.parquet is missing: run `python -m pipeline run` first" in result.stderr
 
@@ -185,7 +191,8 @@ def test_archive_seed_002_commentary_to_today(archive_run):
     assert (first["form"], first["numbers"], first["marks"]) == ("[CR 204.1a]", ["205.1a"], ["modified", "renumbered"])
     assert len(data["text"]) == len(source)  # every other character as it was (204.1a and 205.1a are as long)
     # a rule removed since 2011, and a rule split since
-    data = json.loads(run("rule 510.1e, rule 614.13", "--as-of", "2011-06-17", "--processed", processed, "--json").stdout)
+    data = json.loads(run("rule 510.1e, rule 614.13", "--as-of", "2011-06-17", "--processed", processed,
+                          "--json").stdout)
     removed, split = data["citations"]
     assert removed["status"] == "removed" and removed["detail"] == "removed in 2013-05-01"
     assert split["numbers"][0] == "614.13" and "614.13a" in split["numbers"] and "split" in split["marks"]

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from pipeline import export, load, publish
+from pipeline import browse, export, load, publish
 from pipeline.clean import compare_form
 from pipeline.errors import PipelineError
 from pipeline.records import Citation, Rule, RuleChange, rule_key
@@ -99,7 +99,11 @@ def test_parquet_and_sqlite_keep_the_types(seeds_run):
     assert changes["renumbered"].dtype == bool and changes["similarity"].dtype == "float64"
     types = dict(duckdb.connect().execute(f"DESCRIBE SELECT * FROM '{processed / 'changes.parquet'}'").fetchall()[i][:2]
                  for i in range(17))
-    assert types["from_edition"] == "DATE" and types["ops"].startswith("STRUCT(tag VARCHAR, old_start BIGINT")
+    assert types["from_edition"] == "VARCHAR" and types["ops"].startswith("STRUCT(tag VARCHAR, old_start BIGINT")
+    first = rules["edition"].iloc[0]  # an edition is an identifier: text, compared with text
+    assert isinstance(first, str) and len(rules[rules["edition"] == first]) == (rules["edition"] == first).sum() > 0
+    editions = duckdb.connect().execute(f"SELECT edition, date FROM '{processed / 'editions.parquet'}'").fetchall()
+    assert all(isinstance(e, str) and d.isoformat() == e for e, d in editions)  # and one typed date beside it
     con = sqlite3.connect(processed / "crdiff.sqlite")
     assert con.execute("PRAGMA foreign_key_check").fetchall() == []
     for table in ("rules", "changes", "lineages", "editions", "sources", "discards", "references", "citations",
@@ -111,19 +115,22 @@ def test_parquet_and_sqlite_keep_the_types(seeds_run):
     assert {"rules_lineage_id", "rules_rule_id", "changes_to_edition", "changes_lineage_id"} <= indexed
 
 
-def test_changes_text_view_reads_alone(seeds_run):
-    """Every change row carries the old and new texts and titles of the rules it names ('' is NULL)."""
+def test_changes_name_the_old_and_new_wording(seeds_run):
+    """Every change row names the wording of the rules it names, old and new, by its key in texts
+    (the database's own columns: one key join, no view over whole tables; '' is NULL)."""
     _, processed = seeds_run
     con = sqlite3.connect(processed / "crdiff.sqlite")
     rules = {(r.edition, r.rule_id): r for r in load.rules(processed).rules
              if r.kind != "commentary" and r.occurrence == 1}
-    rows = con.execute("SELECT from_edition, to_edition, old_rule_id, new_rule_id, old_text, new_text, old_title, "
-                       "new_title FROM changes_text WHERE change <> 'unchanged'").fetchall()
+    rows = con.execute("SELECT c.from_edition, c.to_edition, c.old_rule_id, c.new_rule_id, o.text, n.text FROM changes "
+                       "AS c LEFT JOIN texts AS o ON o.text_id = c.old_text_id LEFT JOIN texts AS n ON n.text_id = "
+                       "c.new_text_id WHERE c.change <> 'unchanged'").fetchall()
     assert len(rows) > 10 and any(row[4] and row[5] and row[4] != row[5] for row in rows)
-    for a, b, old_id, new_id, old, new, old_title, new_title in rows:
+    for a, b, old_id, new_id, old, new in rows:
         old_rule, new_rule = rules.get((a, old_id)), rules.get((b, new_id))
-        assert (old, old_title) == ((old_rule.text or None, old_rule.title or None) if old_rule else (None, None))
-        assert (new, new_title) == ((new_rule.text or None, new_rule.title or None) if new_rule else (None, None))
+        assert old == (old_rule.text or None if old_rule else None)
+        assert new == (new_rule.text or None if new_rule else None)
+    assert not con.execute("SELECT name FROM sqlite_master WHERE type = 'view' AND name <> 'glossary'").fetchall()
 
 
 @needs_archive
@@ -131,12 +138,13 @@ def test_archive_twins_keep_numbers_as_text_and_search_finds_the_uniqueness_rule
     _, processed = archive_run
     rules = pd.read_parquet(processed / "rules.parquet", columns=["parent"])
     assert (rules["parent"] == "702.10").sum() > 0
-    (n,) = duckdb.connect().execute(f"SELECT count(*) FROM '{processed / 'rules.parquet'}' WHERE parent = '702.10'").fetchone()
+    (n,) = duckdb.connect().execute(f"SELECT count(*) FROM '{processed / 'rules.parquet'}' "
+                                    "WHERE parent = '702.10'").fetchone()
     assert n == (rules["parent"] == "702.10").sum()
     con = sqlite3.connect(processed / "crdiff.sqlite")
-    hits = con.execute("SELECT r.edition, r.rule_id FROM texts_search JOIN texts AS t ON t.rowid = texts_search.rowid "
+    hits = con.execute("SELECT r.edition, r.rule_id FROM texts_fts JOIN texts AS t ON t.rowid = texts_fts.rowid "
                        "JOIN rules AS r ON r.text_id = t.text_id "
-                       "WHERE texts_search MATCH 'planeswalker uniqueness rule'").fetchall()
+                       "WHERE texts_fts MATCH 'planeswalker uniqueness rule'").fetchall()
     assert ("2009-07-11", "306.4") in hits
     assert con.execute("SELECT count(*) FROM rules").fetchone()[0] == len(load.rules(processed).rules)
 
@@ -150,7 +158,7 @@ def test_sentences_are_stored_as_offsets_and_compare_not_at_all(seeds_run):
     table = pd.read_csv(processed / "rules.csv", dtype=str, keep_default_na=False).merge(texts, on="text_id")
     assert "compare" not in table.columns and "compare" not in pd.read_parquet(processed / "rules.parquet").columns
     con = sqlite3.connect(processed / "crdiff.sqlite")
-    assert "compare" not in [row[1] for row in con.execute("PRAGMA table_info(rules_text)")]
+    assert "compare" not in [row[1] for t in ("rules", "texts") for row in con.execute(f"PRAGMA table_info({t})")]
     pairs = kept = 0
     for base, stored in zip(table["text"].where(table["text"] != "", table["title"]), table["sentences"]):
         for s in json.loads(stored):
@@ -163,8 +171,7 @@ def test_sentences_are_stored_as_offsets_and_compare_not_at_all(seeds_run):
     assert pairs > 2 * kept  # the strings: sentences spaCy cut inside a citation tag ("... [", "CompRules 2007/10/01]")
     expected = {(r.edition, r.kind, r.rule_id, r.occurrence): r.sentences for r in result.rules if r.sentences}
     got: dict = {}
-    for edition, kind, rule_id, occurrence, sentence in con.execute(
-            "SELECT edition, kind, rule_id, occurrence, sentence FROM rule_sentences ORDER BY rowid, n"):
+    for edition, kind, rule_id, occurrence, _, sentence in con.execute(browse.SPELLED + " ORDER BY r.rowid, n"):
         got.setdefault((edition, kind, rule_id, occurrence), []).append(sentence)
     assert {k: tuple(v) for k, v in got.items()} == expected
 
@@ -204,7 +211,7 @@ def test_csv_and_database_store_each_wording_once_and_give_it_back(seeds_run):
     key = lambda r: (r.edition, r.kind, r.rule_id, r.occurrence)  # noqa: E731
     con = sqlite3.connect(processed / "crdiff.sqlite")
     view = {row[:4]: row[4:] for row in con.execute(
-        "SELECT edition, kind, rule_id, occurrence, text, examples, title FROM rules_text")}
+        "SELECT edition, kind, rule_id, occurrence, text, examples, title FROM rules LEFT JOIN texts USING (text_id)")}
     assert view == {key(r): (r.text or None, json.dumps(list(r.examples), separators=(",", ":"), ensure_ascii=False),
                              r.title or None) for r in result.rules}
     glossary = pd.read_parquet(processed / "glossary.parquet")
