@@ -88,7 +88,8 @@ def judge(cases: list[Case], corpus: Path) -> list[Verdict]:
         subset = [r for r in rules if r.edition in pair]
         history = build(subset, [e for e in eds if e.edition in pair])
         lineage = {(r.edition, _label(r)): history.lineage[rule_key(r)] for r in subset if r.kind != "commentary"}
-        verdicts += [Verdict(c, _relation(c, history, lineage)) for c in cases if (c.from_edition, c.to_edition) == pair]
+        verdicts += [Verdict(c, _relation(c, history, lineage)) for c in cases
+                     if (c.from_edition, c.to_edition) == pair]
     return sorted(verdicts, key=lambda v: v.case.line)
 
 

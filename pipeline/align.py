@@ -206,7 +206,8 @@ def _placed(old, new, o, n, found, extra, both, allowed) -> list[Match]:
     for i in ended:
         r = old[i]
         target = parent_went.get(r.parent)
-        candidates = [r.rule_id] + ([target + r.rule_id[len(r.parent):]] if target and r.rule_id.startswith(r.parent) else [])
+        candidates = [r.rule_id] + ([target + r.rule_id[len(r.parent):]]
+                                    if target and r.rule_id.startswith(r.parent) else [])
         j = next((added[c] for c in candidates if c in added), None)
         if j is None or not allowed(i, j) or not alike(i, j) or \
                 not _same_subject(uo.get(i, ()), un.get(j, ()), titles.get(new[j].parent, frozenset())):
@@ -322,7 +323,8 @@ def _away_from_home(old, new, o, n, anchors, stock) -> np.ndarray:
 def _identity(old, new, o, n):
     """A rule's scoring form without its boilerplate: a sentence printed in two or more rules of
     an edition ("Third, the active player gets priority.") says nothing about which rule it is."""
-    parts = {("old", i): sentences(old[i], score_form) for i in o} | {("new", j): sentences(new[j], score_form) for j in n}
+    parts = ({("old", i): sentences(old[i], score_form) for i in o}
+             | {("new", j): sentences(new[j], score_form) for j in n})
     copies = {side: Counter(s for (k, _), ss in parts.items() if k == side for s in set(ss)) for side in ("old", "new")}
 
     def form(side: str, k: int, r: Rule) -> str:
@@ -655,7 +657,8 @@ def _align_glossary(old, new, o, n) -> list[Match]:
                                   scorer=fuzz.ratio, dtype=np.float32, workers=-1)
             total = 0.7 * defs + 0.3 * names
             eligible = (defs >= strong) & (total >= ACCEPT)
-            found += [replace(m, method="renamed") for m in _assign(rest, free, np.where(eligible, total, 0.0), eligible)]
+            found += [replace(m, method="renamed")
+                      for m in _assign(rest, free, np.where(eligible, total, 0.0), eligible)]
         if strong == GLOSSARY_RENAMED:  # "Damage Assignment Order" -> "Damage Assignment Order (Obsolete)"
             found = _same_key(old, new, o, n, found, term_key, "renamed")
             found = _same_key(old, new, o, n, found, _loose_key, "renamed")  # "State Triggers" -> "State Trigger"

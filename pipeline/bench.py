@@ -38,7 +38,7 @@ def baseline_align(old: list[Rule], new: list[Rule]) -> dict[str, str]:
             score = difflib.SequenceMatcher(None, words, match).ratio()
             candidates.append((score, i, index[match]))
     pairs, used_old, used_new = {}, set(), set()
-    for score, i, j in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
+    for _score, i, j in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
         if i not in used_old and j not in used_new:
             used_old.add(i)
             used_new.add(j)

@@ -108,7 +108,7 @@ class Cache:
         self.db = self._open() if path else None
 
     def _open(self) -> sqlite3.Connection | None:
-        for attempt in (1, 2):
+        for _attempt in (1, 2):
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 db = sqlite3.connect(self.path, isolation_level=None)

@@ -50,8 +50,8 @@ class Result:
 class Remapper:
     """Lineages and change classes, indexed for look-ups by (edition, number) and by lineage."""
 
-    def __init__(self, rules: Iterable[tuple[str, str, str, str]], changes: Iterable[tuple[str, str, str, str, str, str]],
-                 editions: Iterable[tuple[str, str]]):
+    def __init__(self, rules: Iterable[tuple[str, str, str, str]],
+                 changes: Iterable[tuple[str, str, str, str, str, str]], editions: Iterable[tuple[str, str]]):
         self.lineage: dict[tuple[str, str], str] = {}  # (edition, rule_id) -> lineage_id
         self.number: dict[tuple[str, str], str] = {}  # (lineage_id, edition) -> rule_id
         self.versions: dict[str, list[tuple[str, str]]] = {}  # lineage_id -> [(edition, rule_id)]
@@ -90,7 +90,8 @@ class Remapper:
         lineage = self.lineage.get((a, rule_id))
         if lineage is None:
             close = lookup.suggestions(rule_id, {n for e, n in self.lineage if e == a})
-            return Fate((), ("unknown",), f"no rule {rule_id} in {a}" + (f"; did you mean {', '.join(close)}?" if close else ""))
+            return Fate((), ("unknown",),
+                        f"no rule {rule_id} in {a}" + (f"; did you mean {', '.join(close)}?" if close else ""))
         return self.follow(lineage, a, b, rule_id)
 
     def follow(self, lineage: str, a: str, b: str, cited: str = "", depth: int = 0) -> Fate:
@@ -142,7 +143,8 @@ def from_processed(processed: Path) -> Remapper:
         return load.read(processed, name, columns=columns).to_pandas()[columns]
 
     rules = read("rules", RULE_COLUMNS)
-    return from_tables(rules.itertuples(index=False), read("changes", CHANGE_COLUMNS), read("editions", ["edition", "status"]))
+    return from_tables(rules.itertuples(index=False), read("changes", CHANGE_COLUMNS),
+                       read("editions", ["edition", "status"]))
 
 
 def from_tables(rules: Iterable, changes, editions) -> Remapper:
@@ -222,7 +224,8 @@ def _rewrite(cited: str, remapper: Remapper, a: str, b: str) -> tuple[str, Fate]
     fates = [remapper.remap(x, a, b) for x in members]
     now = [f.numbers[0] for f in fates if f.numbers]
     marks = tuple(dict.fromkeys(m for f in fates for m in f.marks))
-    detail = "; ".join(f"{x}: {f.status}" + (f" ({f.detail})" if f.detail else "") + (f" -> {f.numbers[0]}" if f.numbers else "")
+    detail = "; ".join(f"{x}: {f.status}" + (f" ({f.detail})" if f.detail else "")
+                       + (f" -> {f.numbers[0]}" if f.numbers else "")
                        for x, f in zip(members, fates) if f.marks)
     if len(now) == len(members) and now[0][:-1] == now[-1][:-1] and now == _expand(now[0], now[-1]):
         written = now[0] if len(now) == 1 else f"{now[0]}-{now[-1][-1]}"

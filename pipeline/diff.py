@@ -43,7 +43,8 @@ def _merged(opcodes, ta):
         if out:
             p_tag, p1, p2, q1, q2 = out[-1]
             if p2 == i1 and q2 == j1:
-                merged = "replace" if (p_tag, tag) != ("delete", "delete") and (p_tag, tag) != ("insert", "insert") else tag
+                merged = ("replace" if (p_tag, tag) != ("delete", "delete") and (p_tag, tag) != ("insert", "insert")
+                          else tag)
                 out[-1] = (merged, p1, i2, q1, j2)
                 continue
         out.append((tag, i1, i2, j1, j2))
@@ -114,7 +115,7 @@ def substitutions(ops) -> tuple[tuple[str, str], ...]:
 def redline(a: str, b: str) -> str:
     """A compact one-line redline for terminals: [-old-]{+new+}."""
     out, pos = [], 0
-    for tag, a0, a1, _, _, old_text, new_text in word_ops(a, b):
+    for _tag, a0, a1, _, _, old_text, new_text in word_ops(a, b):
         out.append(a[pos:a0])
         space = old_text[len(old_text.rstrip()):] if old_text.rstrip() and new_text.rstrip() else ""
         if new_text.endswith(space) and space:

@@ -19,7 +19,6 @@ from pipeline.fetch_http import Client, Download, HttpFailure, remove_stale_part
 from pipeline.fetch_identify import identify
 from pipeline.fetch_lock import Lock, Skipped, Stored
 from pipeline.options import CDX, RULES_PAGE, WAYBACK
-from pipeline.options import FETCH_FORMATS as FORMATS
 from pipeline.ingest import _date_in_name
 
 CDX_PATTERNS = ("wizards.com/magic/comprules/*", "www.wizards.com/magic/comprules/*",
@@ -80,7 +79,8 @@ def discover(client: Client, summary: Summary, rules_page: str, cdx: str, waybac
              formats) -> list[Candidate]:
     """Every file both listings name, the live page's first (newest), then snapshots by time."""
     found, reached, failures = [], False, []
-    listings = ([("rules page", rules_page, lambda: page_candidates(client, rules_page, formats))] if rules_page else [])
+    listings = ([("rules page", rules_page, lambda: page_candidates(client, rules_page, formats))]
+                if rules_page else [])
     listings += [(f"CDX {p}", cdx, lambda p=p: cdx_candidates(client, cdx, wayback, p, formats))
                  for p in (patterns if cdx else ())]
     for label, address, listing in listings:

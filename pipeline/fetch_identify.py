@@ -15,7 +15,8 @@ from pipeline.ingest import _date_in_name
 from pipeline.records import SourceDoc
 from pipeline.sources.official import clean, effective_date, looks_official
 
-HTML_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*(?:<!doctype\s+html|<html|<head|<body|<\?xml[^>]*>\s*<!doctype html)", re.I)
+HTML_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*(?:<!doctype\s+html|<html|<head|<body|<\?xml[^>]*>\s*<!doctype html)",
+                        re.I)
 HTML_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.I | re.S)
 DOCX_TEXT = re.compile(r"<w:t(?:\s[^>]*)?>([^<]*)</w:t>|</w:p>")
 RTF_CONTROL = re.compile(r"\\[a-z]+-?\d* ?|\\'[0-9a-f]{2}|\\[^a-z]|[{}]", re.I)  # \par, \'93, \~, braces

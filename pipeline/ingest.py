@@ -1,6 +1,7 @@
 """Ingestion: find the sources, decode them, date them, and hand each to its format's adapter."""
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 from dataclasses import dataclass, field, replace
@@ -79,9 +80,11 @@ def _not_read(path: Path, in_raw: bool, seen: set[Path]) -> str | None:
         return "hidden file (the name starts with '.')"
     try:
         resolved = path.resolve(strict=True)
-    except RuntimeError:
+    except RuntimeError:  # Python 3.11 and 3.12; 3.13 raises OSError ELOOP
         return "symbolic link loop"
-    except OSError:
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return "symbolic link loop"
         return "symbolic link to nothing" if path.is_symlink() else "vanished while listed"
     if path.is_dir():
         return "a folder (sub-folders are not searched: pass it as another --corpus)"

@@ -201,7 +201,8 @@ def _aligned(old, new, force, forbid, cache, digests=None, whole=True):
             else list(_change_values(change_between(old[m.old], new[m.new], "", m))) for m in paired]
     if cache is not None:  # a rule that came through unchanged (most) is stored as null, not spelled out
         cache.put(key, [[_match_values(m) for m in matches],
-                        [None if row == _unchanged(old[m.old], new[m.new], m) else row for m, row in zip(paired, rows)]])
+                        [None if row == _unchanged(old[m.old], new[m.new], m) else row
+                         for m, row in zip(paired, rows)]])
     return matches, {(m.old, m.new, m.method): row for m, row in zip(paired, rows)}
 
 
@@ -289,8 +290,8 @@ def _decode_pair(value, old: list[Rule], new: list[Rule]):
     paired = [m for m in matches if m.old is not None and m.new is not None]
     if len(paired) != len(value[1]) or any(len(row) != len(CHANGE_FIELDS) for row in value[1] if row is not None):
         raise Damaged("matches and diffs disagree")
-    return matches, {(m.old, m.new, m.method): _unchanged(old[m.old], new[m.new], m) if row is None else _decode_row(row)
-                     for m, row in zip(paired, value[1])}
+    return matches, {(m.old, m.new, m.method): _unchanged(old[m.old], new[m.new], m) if row is None
+                     else _decode_row(row) for m, row in zip(paired, value[1])}
 
 
 def cascades(changes: list[RuleChange], min_run: int = 3) -> list[dict]:
@@ -303,7 +304,8 @@ def cascades(changes: list[RuleChange], min_run: int = 3) -> list[dict]:
         a = re.fullmatch(r"(\d{3})\.(\d+)", c.old_rule_id)
         b = re.fullmatch(r"(\d{3})\.(\d+)", c.new_rule_id)
         if a and b and a[1] == b[1]:
-            runs.setdefault((c.from_edition, c.to_edition, a[1], int(b[2]) - int(a[2]), "rule"), []).append((int(a[2]), c))
+            runs.setdefault((c.from_edition, c.to_edition, a[1],
+                             int(b[2]) - int(a[2]), "rule"), []).append((int(a[2]), c))
             continue
         a = re.fullmatch(r"(\d{3}\.\d+)([a-z])", c.old_rule_id)
         b = re.fullmatch(r"(\d{3}\.\d+)([a-z])", c.new_rule_id)

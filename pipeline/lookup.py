@@ -33,7 +33,8 @@ def suggestions(rule: str, known: Iterable[str], n: int = 5) -> list[str]:
     if rule.lower() in lowered:
         return [lowered[rule.lower()]]
     close = difflib.get_close_matches(rule.lower(), list(lowered), n=n, cutoff=0.75)
-    return sorted({lowered[c] for c in close}, key=lambda k: (-difflib.SequenceMatcher(None, rule.lower(), k.lower()).ratio(), k))
+    return sorted({lowered[c] for c in close},
+                  key=lambda k: (-difflib.SequenceMatcher(None, rule.lower(), k.lower()).ratio(), k))
 
 
 def in_force(date: str, editions: list[str]) -> str:

@@ -88,7 +88,8 @@ def _leading_number(doc: Doc) -> Span | None:
     t0 = doc[0].text
     end, rule_id = 1, t0
     if RULE_TOKEN.match(t0):
-        if len(doc) > 3 and re.fullmatch(r"\d{3}", t0) and doc[1].text == "." and re.fullmatch(r"\d+[a-z]?", doc[2].text):
+        if (len(doc) > 3 and re.fullmatch(r"\d{3}", t0) and doc[1].text == "."
+                and re.fullmatch(r"\d+[a-z]?", doc[2].text)):
             end, rule_id = 3, f"{t0}.{doc[2].text}"  # "606. 8b" is 606.8b
         if end < len(doc) and doc[end].text in (".", "-", "–", "—"):
             end += 1

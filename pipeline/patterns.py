@@ -58,7 +58,9 @@ CITATION = re.compile(
 
 # Rulings-search page residue: "|", "| |  |", page header/footer.
 TABLE_RESIDUE = re.compile(r"^[\s|]*$")
-RULINGS_BANNER = re.compile(r"^\s*\|?\s*This search based on the (?P<date>[A-Z][a-z]+ \d{1,2}, \d{4}) release of the Rulings\.\s*$")
+RULINGS_BANNER = re.compile(
+    r"^\s*\|?\s*This search based on the (?P<date>[A-Z][a-z]+ \d{1,2}, \d{4}) release of the Rulings\.\s*$"
+)
 
 # MediaWiki chrome as rendered to text (MediaWiki's own interface messages, not this page's words).
 WIKI_CHROME = (

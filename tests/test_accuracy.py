@@ -39,7 +39,8 @@ def test_precision_and_recall_are_counted_per_relation():
 
 @pytest.mark.parametrize("text, message", [
     ("from_edition,to_edition,old,new,expected\n", "the columns must be"),
-    ("from_edition,to_edition,old,new,expected,evidence\n2009-05-01,2009-07-11,1,2,kept,x\n", "line 2: expected one of"),
+    ("from_edition,to_edition,old,new,expected,evidence\n2009-05-01,2009-07-11,1,2,kept,x\n",
+     "line 2: expected one of"),
     ("from_edition,to_edition,old,new,expected,evidence\n2009-05-01,2009-07-11,,,same,x\n", "line 2: expected one of"),
 ])
 def test_bad_case_files_name_the_line(tmp_path, text, message):

@@ -3,7 +3,6 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pipeline.align import align
 from pipeline.clean import compare_form
 from pipeline.diff import apply_ops, classify_text, substitutions, word_ops
 from pipeline.edition import Edition

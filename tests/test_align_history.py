@@ -195,7 +195,8 @@ def test_a_truncated_edition_never_ends_a_lineage():
     classes = {(c.to_edition, c.old_rule_id): c.change for c in history.changes}
     assert classes[("2000-06-01", "100.3")] == "not_covered"
     assert classes[("2001-01-01", "100.3")] == "unchanged" and "removed" not in classes.values()
-    lineages = {history.lineage[("2000-01-01", "rule", "100.3", 1)], history.lineage[("2001-01-01", "rule", "100.3", 1)]}
+    lineages = {history.lineage[("2000-01-01", "rule", "100.3", 1)],
+                history.lineage[("2001-01-01", "rule", "100.3", 1)]}
     assert len(lineages) == 1
 
 

@@ -17,7 +17,8 @@ def test_a_sample_covers_every_class_and_every_step_it_can(archive_run):
     assert {"modified", "cosmetic", "added", "removed", "split", "renumbered"} <= classes
     added = [r for r in rows if r["class"] == "added"]
     assert len(added) == 12 and len({(r["from_edition"], r["to_edition"]) for r in added}) >= 8  # spread, not one step
-    assert all(r["new_text"] and r["new_source"] for r in added) and all(r["old_text"] for r in rows if r["class"] == "removed")
+    assert (all(r["new_text"] and r["new_source"] for r in added)
+            and all(r["old_text"] for r in rows if r["class"] == "removed"))
     assert audit.sample(processed, seed=7, per_class=12) == rows  # the seed decides
     assert audit.sample(processed, seed=8, per_class=12) != rows
 

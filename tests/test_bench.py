@@ -35,6 +35,7 @@ def test_child_result_and_its_peak_memory():
     assert out["double"] == 42 and out["peak_mb"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fn, message", [(_dies, "died (exit code 3)"), (_raises, "RuntimeError: boom"),
                                          (_hangs, "more than 1 s")])
 def test_a_failing_child_never_blocks_the_parent(fn, message):
@@ -106,10 +107,12 @@ def test_simulated_editions_are_read_as_dated_editions(tmp_path):
     assert len({d.source.encoding for d in docs}) >= 3  # the encodings real editions came in
 
 
+@pytest.mark.slow
 def test_bench_prints_every_target(tmp_path):
     from click.testing import CliRunner
     from pipeline.cli import main
-    head = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game\n\n100. General\n\n"
+    head = ("Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n"
+            "1. Game\n\n100. General\n\n")
     for name, day, text in (("a.txt", "May 1, 2001", "Each game has a winner."),
                             ("b.txt", "July 11, 2001", "Each game has one winner.")):
         (tmp_path / name).write_text(head.format(day) + f"100.1. {text}\n100.1a A subrule.\n", encoding="utf-8")

@@ -5,14 +5,13 @@ import pickle
 import shutil
 import sqlite3
 
-from click.testing import CliRunner
+import pytest
 
 from pipeline import cache as cache_module
 from pipeline.cache import Cache, code_hash
-from pipeline.cli import main
 from pipeline.segment import ParagraphCache
 from pipeline.stages import CACHE_FILE
-from conftest import RAW, run_stages
+from conftest import run_stages
 
 
 def segment(processed, *extra):
@@ -96,6 +95,7 @@ def test_cache_keys_follow_the_code_that_produced_the_values(tmp_path, monkeypat
     code_hash.cache_clear()
 
 
+@pytest.mark.slow
 def test_the_import_scan_finds_what_the_parser_finds():
     def parsed(module: str) -> set[str]:  # the closure as pipeline.cache computed it with ast
         todo, seen = [module], set()

@@ -1,9 +1,9 @@
 import pytest
 from hypothesis import given, strategies as st
 
-import re
 
-from pipeline.clean import LINE_BREAK, Ledger, compare_form, fold_typography, normalize_newlines, strip_citations, unwrap
+from pipeline.clean import (LINE_BREAK, Ledger, compare_form, fold_typography, normalize_newlines, strip_citations,
+                            unwrap)
 
 
 @pytest.mark.parametrize("text, expected", [

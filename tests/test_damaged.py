@@ -87,7 +87,8 @@ def test_570_lost_bytes_of_any_kind_are_marked_and_counted(edition_2013, order):
 
 
 GLUED = ("Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of May 1, 2013.\n\n"
-         "1. Game Concepts\n\n100. General\n\n100.1. These Magic rules apply to any Magic game" + " and so on" * 20 + ".\n\n"
+         "1. Game Concepts\n\n100. General\n\n"
+         "100.1. These Magic rules apply to any Magic game" + " and so on" * 20 + ".\n\n"
          "Glossary\n\nAbility1. Text on an object that explains what that object does.\n"
          "2. An activated or triggered ability on the stack.\n\nAttack\nTo declare a creature as an attacker.\n\n"
          "Credits\n\nDesign: someone\n")

@@ -3,10 +3,8 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
-import pytest
 from frictionless import validate
 
-from pipeline import datapackage
 from pipeline.schema import TABLES, flat
 from conftest import ROOT, needs_archive
 
@@ -66,7 +64,8 @@ def test_duckdb_reads_documented_types(seeds_run):
     assert types["text_id"] == "VARCHAR"
     texts = dict(r[:2] for r in con.execute(f"DESCRIBE SELECT * FROM read_csv('{processed / 'texts.csv'}')").fetchall())
     assert texts["examples"] == "VARCHAR"
-    (n,) = con.execute(f"SELECT count(*) FROM read_csv('{processed / 'rules.csv'}') JOIN read_csv('{processed / 'texts.csv'}') "
+    (n,) = con.execute(f"SELECT count(*) FROM read_csv('{processed / 'rules.csv'}') "
+                       f"JOIN read_csv('{processed / 'texts.csv'}') "
                        "USING (text_id) WHERE json_array_length(examples) > 0").fetchone()
     assert n > 0
     changes = dict(r[:2] for r in con.execute(

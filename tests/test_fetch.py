@@ -7,13 +7,12 @@ import hashlib
 import io
 import json
 import zipfile
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from conftest import ARCHIVE, RAW, needs_archive
+from conftest import ARCHIVE, FORMATS, RAW, needs_archive
 from fetch_server import Route, Server, Site
 from pipeline import fetch_lock, stages
 from pipeline.cli import main
@@ -44,7 +43,8 @@ def fake_pdf() -> bytes:
 def fake_docx(effective: str) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as z:
-        z.writestr(zipfile.ZipInfo("word/document.xml", (2026, 1, 16, 0, 0, 0)), "<w:document><w:body><w:p><w:r><w:t>Magic: The Gathering Comprehensive "
+        z.writestr(zipfile.ZipInfo("word/document.xml", (2026, 1, 16, 0, 0, 0)),
+                   "<w:document><w:body><w:p><w:r><w:t>Magic: The Gathering Comprehensive "
                    f"Rules</w:t></w:r></w:p><w:p><w:r><w:t>These rules are effective as of {effective}.</w:t>"
                    "</w:r></w:p></w:body></w:document>")
     return buffer.getvalue()
@@ -179,7 +179,8 @@ def test_a_second_run_downloads_nothing_it_has(runs):
     into, site, base, first, second, log = runs
     downloads = [p for _, p, _ in log if not p.startswith(("/cdx", "/en/rules"))]
     # only what failed last time (the answer past the time-out) is asked for again
-    assert downloads == ["/web/20120101000000id_/http://www.wizards.com/magic/comprules/MagicCompRules_20120101.txt"] * 2
+    assert downloads == ["/web/20120101000000id_/http://www.wizards.com/magic/comprules/"
+                         "MagicCompRules_20120101.txt"] * 2
     assert second.fetched == [] and second.skipped == []
     assert len(second.had) == len(first.had) + len(first.fetched) + len(first.skipped)
 
@@ -330,10 +331,7 @@ def test_a_broken_lock_file_is_a_clear_error(tmp_path):
     assert str(e.value).startswith(f"{tmp_path / 'fetched.json'}:2: not valid JSON")
 
 
-FORMATS_DIR = ARCHIVE.parent / "cr-formats"
-
-
-@pytest.mark.skipif(not FORMATS_DIR.is_dir(), reason=f"no {FORMATS_DIR}")
+@pytest.mark.formats
 @pytest.mark.parametrize("name, edition_found, read_from", [
     ("2013-04-29.docx", "2013-05-01", "text"),  # named by its release day, effective May 1
     ("2026-01-16.docx", "2026-01-16", "text"),
@@ -343,9 +341,9 @@ FORMATS_DIR = ARCHIVE.parent / "cr-formats"
 ])
 def test_identify_the_other_formats(name, edition_found, read_from):
     fmt = name.rsplit(".", 1)[1]
-    found = identify((FORMATS_DIR / name).read_bytes(), fmt, f"MagicCompRules_{name[:10].replace('-', '')}.{fmt}")
+    found = identify((FORMATS / name).read_bytes(), fmt, f"MagicCompRules_{name[:10].replace('-', '')}.{fmt}")
     assert (found.edition, found.read_from, found.problem) == (edition_found, read_from, "")
-    assert identify((FORMATS_DIR / name).read_bytes(), fmt, f"MagicCompRules.{fmt}").edition == \
+    assert identify((FORMATS / name).read_bytes(), fmt, f"MagicCompRules.{fmt}").edition == \
         (edition_found if read_from == "text" else None)
 
 

@@ -1,6 +1,5 @@
 """PDF, DOCX and RTF editions: recognised by content, page furniture dropped, and the same records
 as the TXT of the same edition (tested on every pair in ../shared/cr-formats)."""
-import os
 import re
 from pathlib import Path
 
@@ -12,15 +11,12 @@ from pipeline.errors import SourceError
 from pipeline.ingest import read_source
 from pipeline.segment import ParagraphCache, segment
 from pipeline.sources import ADAPTERS
-from pipeline.sources.containers import extract, sniff
+from pipeline.sources.containers import sniff
 from pipeline.sources.official import _starts_dense
 from pipeline.sources.pdf import furniture
-from conftest import ARCHIVE, ROOT
+from conftest import ARCHIVE, FORMATS
 
-FORMATS = Path(os.environ.get("CR_FORMATS", ROOT.parent / "shared" / "cr-formats"))
-needs_formats = pytest.mark.skipif(
-    not FORMATS.is_dir() and not os.environ.get("CI"),
-    reason=f"the PDF/DOCX/RTF editions are not at {FORMATS} (set CR_FORMATS): format twins NOT tested")
+needs_formats = pytest.mark.formats
 TWINS = ["2003-10-01.pdf", "2009-07-11.pdf", "2026-01-16.pdf", "2013-04-29.docx", "2026-01-16.docx",
          "2005-10-01.rtf", "2009-05-01.rtf"]
 

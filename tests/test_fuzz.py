@@ -12,7 +12,8 @@ from pipeline.sources import ADAPTERS
 from conftest import RAW, archive_files
 
 ENTRIES = read_manifest(RAW)
-SOURCES = [(path, entry) for path, entry in sorted(ENTRIES.items())] + [(p, None) for p in archive_files()[:4]]
+SOURCES = ([(path, entry) for path, entry in sorted(ENTRIES.items())]
+           + [(p, None) for p in archive_files()[:4] if p.exists()])
 CACHE = ParagraphCache()  # shared: unchanged paragraphs are analysed once across examples
 
 mutation = st.tuples(

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from pipeline import export, publish, stages
 from pipeline.cli import main
 from pipeline.errors import PipelineError
-from conftest import ARCHIVE, RAW, ROOT, archive_files, needs_archive
+from conftest import RAW, ROOT, archive_files, needs_archive
 
 
 def invoke(*args):

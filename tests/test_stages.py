@@ -30,7 +30,8 @@ def test_the_stages_one_by_one_write_what_run_writes(tmp_path):
     for name in sorted(published(tmp_path / "run")):
         assert (tmp_path / "stages" / name).read_bytes() == (tmp_path / "run" / name).read_bytes(), name
     for name in ("stages", "run"):
-        assert invoke("report", "--processed", tmp_path / name, "--reports", tmp_path / f"r-{name}", "-q").exit_code == 0
+        assert invoke("report", "--processed", tmp_path / name, "--reports", tmp_path / f"r-{name}",
+                      "-q").exit_code == 0
     pages = sorted(p.relative_to(tmp_path / "r-run") for p in (tmp_path / "r-run").rglob("*.html"))
     assert len(pages) > 100
     for page in pages:  # the index links to its own datasets folder; nothing else may differ

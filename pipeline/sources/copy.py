@@ -46,11 +46,9 @@ def clean(doc: SourceDoc) -> CleanDoc:
         verdicts.append((no, line, language_of(line, want) if line.strip() else ""))
     kept = []
     dropped_langs: set[str] = set()
-    previous_blank = True
     for i, (no, line, lang) in enumerate(verdicts):
         if lang == "":
             ledger.drop(no, line, "blank lines")
-            previous_blank = True
         elif lang is not None and lang != want:
             ledger.drop(no, line, f"foreign-language interface ({lang})")
             dropped_langs.add(lang)
@@ -58,7 +56,6 @@ def clean(doc: SourceDoc) -> CleanDoc:
             ledger.drop(no, line, "interface residue (no words)")
         else:
             kept.append((no, ledger.keep_stripped(no, line), True))
-            previous_blank = False
     ledger.check(doc.path)
     warnings = [f"dropped interface text in: {', '.join(sorted(dropped_langs))}"] if dropped_langs else []
     return CleanDoc(doc, tuple(unwrap(kept)), tuple(ledger.discards), ledger.total, ledger.kept,
