@@ -171,11 +171,18 @@ def ingest(raw: Path, corpora: list[Path], progress=None) -> Ingested:
             reason = e.message if isinstance(e, SourceError) else f"cannot be read: {e.strerror or e}"
             if isinstance(e, SourceError) and e.line:
                 reason = f"line {e.line}: {reason}"
-            out.rejections.append(Rejection(path, reason, hashlib.sha256(data).hexdigest() if data else "",
-                                            len(data), ids[path]))
+            out.rejections.append(Rejection(path, reason, *_fingerprint(path, data), ids[path]))
             continue
         out.docs.append(replace(clean, warnings=doc.warnings + clean.warnings))
     return out
+
+
+def _fingerprint(path: Path, data: bytes) -> tuple[str, int]:
+    """The SHA-256 and size a rejection publishes: none for a symbolic link, whose target may be any file
+    on the machine (/etc/hostname); a link that is used is a source like any other."""
+    if not data or path.is_symlink():
+        return "", 0
+    return hashlib.sha256(data).hexdigest(), len(data)
 
 
 def _check_line_lengths(text: str, path: Path) -> None:

@@ -6,14 +6,20 @@ counts as done, and the files are moved into place by renames. A run killed befo
 leaves the published files untouched (its staging is deleted by the next run); one killed while
 moving is finished by the next run (the journal is the staging folder). Readers check every table
 they load against `run.json`, so tables of two different runs are never used together.
+
+Everything a run does stays inside its folders: a name read from a listing or a journal becomes a path
+only through `confined` (a plain relative path, no symbolic link on the way), and a folder holding a
+symbolic link anywhere is refused when it is locked, so no link is ever followed.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
 import os
 import shutil
+import stat
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -35,26 +41,100 @@ def locked(*folders: Path):
     a killed run never leaves a stale one behind. A second run fails at once with the holder's pid."""
     with ExitStack() as stack:
         for folder in sorted({f.resolve() for f in folders}):
-            folder.mkdir(parents=True, exist_ok=True)
-            f = stack.enter_context(open(folder / LOCK, "a+", encoding="utf-8"))
-            try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                f.seek(0)
-                holder = f.read().strip() or "unknown"
-                raise PipelineError(f"another run (pid {holder}) is writing here; wait for it to finish "
-                                    "or use another folder", path=folder) from None
-            f.truncate(0)
-            f.write(str(os.getpid()))
-            f.flush()
+            _hold(stack, folder)
+            _refuse_links(folder)
             recover(folder)
-            stack.callback(_release, f)
+            listing(folder)  # a planted listing is refused here, before the run writes anything
         try:
             yield
         except BaseException:  # a failed run (disk full, an error, Ctrl-C) frees what it staged
             for folder in folders:
                 drop_uncommitted(folder)
             raise
+
+
+def _hold(stack: ExitStack, folder: Path) -> None:
+    """Take `folder`'s lock for as long as `stack` lasts, and write this run's pid into it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    f = stack.enter_context(_lock_file(folder))
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "unknown"
+        raise PipelineError(f"another run (pid {holder}) is writing here; wait for it to finish "
+                            "or use another folder", path=folder) from None
+    f.truncate(0)
+    f.write(str(os.getpid()))
+    f.flush()
+    stack.callback(_release, f)
+
+
+def _lock_file(folder: Path):
+    """The lock file, opened without following a link (O_NOFOLLOW) and refused unless it is a plain file
+    of its own: truncating a link or a hard link would truncate the file it shares."""
+    path = folder / LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise _link_error(path) from None
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        os.close(fd)
+        raise PipelineError("the lock file is not a plain file of its own (a hard link, a pipe, ...): refused, "
+                            "as a run empties it; remove it", path=path)
+    return os.fdopen(fd, "a+", encoding="utf-8")
+
+
+def confined(folder: Path, name: str, source: Path | None = None) -> Path:
+    """`folder / name` for a name read from `source` (a listing or a journal), refused unless it stays
+    inside `folder`: a plain relative name (`_plain`) with no symbolic link from `folder` down to it.
+    The error names `source` for a bad name, the link for a link."""
+    parts = _plain(name, folder, source)
+    step = os.fspath(folder)
+    for part in parts:  # strings, not Paths: listings of thousands of pages are checked several times a run
+        step = f"{step}/{part}"
+        try:
+            mode = os.lstat(step).st_mode
+        except OSError:  # nothing there (yet): nothing below it either
+            break
+        if stat.S_ISLNK(mode):
+            raise _link_error(Path(step))
+    return folder.joinpath(*parts)
+
+
+def _plain(name: str, folder: Path, source: Path | None) -> list[str]:
+    """The parts of a relative name joined by '/': no absolute path, no '', '.' or '..' part, no
+    backslash or NUL, so that it can only name something inside `folder`."""
+    parts = name.split("/") if isinstance(name, str) else [""]
+    if any(part in ("", ".", "..") or "\\" in part or "\0" in part for part in parts):
+        raise PipelineError(f"lists {name!r}, not a plain relative path inside {folder.name}: refused (a damaged "
+                            "or planted listing; remove it, then run again)", path=source or folder)
+    return parts
+
+
+def _refuse_links(folder: Path) -> None:
+    """An output folder holding a symbolic link anywhere is refused: a run would follow it (write pages
+    through it, delete or empty what it leads to)."""
+    pending = [folder]
+    while pending:
+        with os.scandir(pending.pop()) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    raise _link_error(Path(entry.path))
+                if entry.is_dir():
+                    pending.append(entry.path)
+
+
+def _link_error(path: Path) -> PipelineError:
+    try:
+        target = f" (to {os.readlink(path)})"
+    except OSError:
+        target = ""
+    return PipelineError(f"a symbolic link{target} in an output folder: refused, a run never follows one; "
+                         "remove it", path=path)
 
 
 def drop_uncommitted(folder: Path) -> None:
@@ -66,8 +146,9 @@ def drop_uncommitted(folder: Path) -> None:
 
 def writer(folder: Path) -> str:
     """The pid of the run holding `folder`'s lock, or "" when none does (a reader only looks)."""
-    try:
-        f = open(folder / LOCK, encoding="utf-8")
+    try:  # never through a link: its target's text is no pid
+        f = os.fdopen(os.open(folder / LOCK, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC),
+                      encoding="utf-8")
     except OSError:
         return ""
     with f:
@@ -86,7 +167,7 @@ def _release(f) -> None:
 
 def begin(folder: Path) -> Path:
     """A fresh, empty staging folder inside `folder` (call under `locked`)."""
-    stage = folder / STAGING
+    stage = confined(folder, STAGING)
     shutil.rmtree(stage, ignore_errors=True)
     stage.mkdir(parents=True)
     return stage
@@ -105,12 +186,14 @@ def commit(folder: Path, run_id: str, stage: str | None = None) -> None:
     """List what the staging folder holds, mark it committed, and move it into place. A whole run
     (`stage` None) replaces every file; one stage replaces its own files and drops those of the
     stages after it (they were made from what it replaces), keeping the earlier stages' files."""
-    staging = folder / STAGING
+    staging = confined(folder, STAGING)
     files = sorted(p for p in staging.rglob("*") if p.is_file() and p.name != LISTING and p != staging / KEPT)
     new = {p.relative_to(staging).as_posix(): _digest(p) for p in files}
     if (staging / KEPT).exists():  # listed, not moved: apply finds them already in place
-        new.update({name: digest for name, digest in json.loads((staging / KEPT).read_text(encoding="utf-8")).items()
-                    if name not in new})
+        kept = json.loads((staging / KEPT).read_text(encoding="utf-8"))
+        for name in kept:
+            confined(folder, name, staging / KEPT)
+        new.update({name: digest for name, digest in kept.items() if name not in new})
     stages = {name: stage or stage_of(name) for name in new}
     if stage is not None:
         old, old_stages = listing(folder) or {}, _stages(folder)
@@ -128,22 +211,28 @@ def commit(folder: Path, run_id: str, stage: str | None = None) -> None:
 
 
 def apply(folder: Path) -> None:
-    """Move a committed staging folder's files into place; safe to repeat after a crash."""
-    stage = folder / STAGING
-    new = json.loads((stage / LISTING).read_text(encoding="utf-8"))["files"]
-    old = listing(folder) or {}
-    for name in new:
-        src = stage / name
+    """Move a committed staging folder's files into place; safe to repeat after a crash. Every name is
+    checked before anything moves: a planted journal is refused whole."""
+    stage = confined(folder, STAGING)
+    journal = stage / LISTING
+    new = _listed(journal)
+    if new is None:
+        raise PipelineError(f"a committed run whose {LISTING} is damaged: remove {STAGING}, then run again",
+                            path=journal)
+    moves = [(confined(stage, name, journal), confined(folder, name, journal)) for name in new]
+    gone = [confined(folder, name, folder / LISTING) for name in set(listing(folder) or {}) - set(new)]
+    for src, dst in moves:
         if src.exists():  # absent: already moved by an interrupted apply
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            os.replace(src, folder / name)
-    for name in set(old) - set(new):  # an earlier run's file this run did not write
-        (folder / name).unlink(missing_ok=True)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(src, dst)
+    for path in gone:  # an earlier run's file this run did not write
+        path.unlink(missing_ok=True)
     for sub in PAGE_FOLDERS:
-        for page in (folder / sub).glob("*.html") if (folder / sub).is_dir() else ():
+        pages = confined(folder, sub)
+        for page in pages.glob("*.html") if pages.is_dir() else ():
             if f"{sub}/{page.name}" not in new:
                 page.unlink()
-    os.replace(stage / LISTING, folder / LISTING)  # last: from here the folder is the new run
+    os.replace(journal, folder / LISTING)  # last: from here the folder is the new run
     shutil.rmtree(stage, ignore_errors=True)
 
 
@@ -172,7 +261,7 @@ def still_listed(path: Path, entry) -> bool:
 
 def recover(folder: Path) -> None:
     """Finish a committed publication or drop an uncommitted one; remove orphan temporary files."""
-    stage = folder / STAGING
+    stage = confined(folder, STAGING)
     if (stage / COMMITTED).exists() and (stage / LISTING).exists():
         apply(folder)
     shutil.rmtree(stage, ignore_errors=True)
@@ -182,18 +271,35 @@ def recover(folder: Path) -> None:
 
 
 def listing(folder: Path) -> dict[str, list] | None:
-    """{relative name: [bytes, sha256]} of the published run, or None when there is none."""
+    """{relative name: [bytes, sha256]} of the published run, or None when there is none; a name that
+    is not a plain relative path inside `folder` is an error naming run.json."""
+    return _listed(folder / LISTING)
+
+
+def _listed(path: Path) -> dict[str, list] | None:
+    """The files a listing or journal names, each name checked (`_plain`; links are checked where a name
+    becomes a path, by `confined`); None when it is unreadable."""
     try:
-        return json.loads((folder / LISTING).read_text(encoding="utf-8"))["files"]
+        files = json.loads(path.read_text(encoding="utf-8"))["files"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    if not isinstance(files, dict):
+        return None
+    for name in files:
+        _plain(name, path.parent, path)
+    return files
 
 
 def _stages(folder: Path) -> dict[str, str]:
     try:
-        return dict(json.loads((folder / LISTING).read_text(encoding="utf-8"))["stages"])
+        tags = dict(json.loads((folder / LISTING).read_text(encoding="utf-8"))["stages"])
     except (OSError, ValueError, KeyError, TypeError):
         return {}
+    bad = sorted(str(tag) for tag in tags.values() if tag not in STAGES)
+    if bad:
+        raise PipelineError(f"tags files with {bad[0]!r}, which is no stage ({', '.join(STAGES)}): written by "
+                            "something else than this pipeline? remove the folder and run again", path=folder / LISTING)
+    return tags
 
 
 def run_id(folder: Path) -> str:
@@ -226,7 +332,7 @@ def verify(folder: Path, names: list[str], quick: bool = False) -> str:
                                 "run `python -m pipeline run` again", path=folder)
         if name in stamps and stamps[name][0] == files[name][0] and stamp(folder, [name]).get(name) == stamps[name]:
             continue
-        if _digest(folder / name) != files[name]:
+        if _digest(confined(folder, name, folder / LISTING)) != files[name]:
             raise PipelineError(f"{name} is not the file run {rid} wrote (changed, truncated, or left by "
                                 "another run): tables of different runs are never used together; "
                                 "run `python -m pipeline run` again", path=folder)
@@ -239,7 +345,7 @@ def stamp(folder: Path, names=None) -> dict[str, list[int]]:
     out = {}
     for name in (listing(folder) or {}) if names is None else names:
         try:
-            st = (folder / name).stat()
+            st = confined(folder, name, folder / LISTING).stat()
         except OSError:
             continue
         out[name] = [st.st_size, st.st_mtime_ns]

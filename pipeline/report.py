@@ -290,9 +290,11 @@ def _datasets(processed: Path, reports: Path) -> list[dict]:
 
 
 def _remove_stale(reports: Path, written: set[Path]) -> None:
-    """Pages an earlier run wrote that this one did not (a lineage that no longer exists)."""
+    """Pages an earlier run wrote that this one did not (a lineage that no longer exists); a page folder
+    that is a symbolic link is refused, never emptied (publish.confined)."""
     for sub in ("pairs", "lineage", "sources", "editions", "rules"):
-        for path in (reports / sub).glob("*.html") if (reports / sub).is_dir() else ():
+        pages = publish.confined(reports, sub)
+        for path in pages.glob("*.html") if pages.is_dir() else ():
             if path not in written:
                 path.unlink()
 
