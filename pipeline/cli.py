@@ -206,10 +206,13 @@ def run(raw: Path, corpora: tuple[Path, ...], processed: Path, reports: Path, no
 @click.option("--retries", type=click.IntRange(0, 10), default=4, show_default=True,
               help="Tries after the first, with back-off (Retry-After honoured on 429 and 503, up to 600 s; "
                    "a longer one fails that file until the next run).")
+@click.option("--deadline", type=click.FloatRange(0, min_open=True),
+              help="Seconds for one address in all: connecting, redirects, retries, waits and the whole body "
+                   "[default: 15 x --timeout].")
 @quiet_option
 @friendly_errors
 def fetch_(into: Path, rules_page: str, cdx: str, wayback: str, since, formats: str, delay: float, timeout: float,
-           retries: int, quiet: bool):
+           retries: int, deadline: float | None, quiet: bool):
     wanted = tuple(f.strip().lower() for f in formats.split(",") if f.strip())
     unknown = [f for f in wanted if f not in options.FETCH_FORMATS]
     if unknown or not wanted:
@@ -217,7 +220,7 @@ def fetch_(into: Path, rules_page: str, cdx: str, wayback: str, since, formats: 
                                  param_hint="--formats")
     from pipeline import fetch as fetcher
     from pipeline.stages import _bar
-    client = fetcher.Client(delay=delay, timeout=timeout, retries=retries)
+    client = fetcher.Client(delay=delay, timeout=timeout, retries=retries, deadline=deadline)
     summary = fetcher.fetch(into, client, rules_page=rules_page, cdx=cdx, wayback=wayback, formats=wanted,
                             since=since.date().isoformat() if since else None,
                             progress=_bar(quiet, "fetch"))

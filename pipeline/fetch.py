@@ -1,7 +1,9 @@
 """Fetch every edition from where it is published: the official rules page (the current edition)
 and the Wayback Machine (every earlier one, found with its CDX API). Each distinct file is
 downloaded once, identified from its own text, stored under a name that says the edition and
-format, and recorded with its provenance in the lock file (pipeline.fetch_lock)."""
+format, and recorded with its provenance in the lock file (pipeline.fetch_lock). Everything it
+reads is bounded (pipeline.fetch_http), every listing row is checked before it is used, and only
+one fetch at a time works in a folder."""
 from __future__ import annotations
 
 import json
@@ -15,12 +17,14 @@ from bs4 import BeautifulSoup
 
 from pipeline import fetch_lock
 from pipeline.errors import PipelineError
+from pipeline.fetch_checks import snapshot_problem
 from pipeline.fetch_http import Client, Download, HttpFailure, remove_stale_parts
 from pipeline.fetch_identify import identify
 from pipeline.fetch_lock import Lock, Skipped, Stored
 from pipeline.options import CDX, RULES_PAGE, WAYBACK
 from pipeline.ingest import _date_in_name
 
+CDX_COLUMNS = ("timestamp", "original", "digest")
 CDX_PATTERNS = ("wizards.com/magic/comprules/*", "www.wizards.com/magic/comprules/*",
                 "media.wizards.com/*/downloads/MagicCompRules*")
 RULES_NAME = re.compile(r"(?i)comp[\W_]?rules|comprehensive")  # MagicCompRules_2009.txt, Comp_Rules.pdf
@@ -54,16 +58,25 @@ class Summary:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (address, why it is not an edition)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (address, why; tried again next run)
     notes: list[str] = field(default_factory=list)  # files moved, incomplete texts
+    rejected: list[str] = field(default_factory=list)  # lock entries and listing rows not used, and why
 
 
 def fetch(into: Path, client: Client, *, rules_page: str = RULES_PAGE, cdx: str = CDX, wayback: str = WAYBACK,
           patterns=CDX_PATTERNS, since: str | None = None, formats=("txt", "pdf", "docx"),
           progress=None) -> Summary:
-    """Discover, download what is new, identify and store it; the lock is saved after every file."""
+    """Discover, download what is new, identify and store it; the lock is saved after every file.
+    Another fetch running in `into` is an error: the folder is locked for the whole run."""
     into.mkdir(parents=True, exist_ok=True)
+    with fetch_lock.exclusive(into):
+        fetch_lock.check_folder(into)
+        return _fetch(into, client, rules_page, cdx, wayback, patterns, since, formats, progress)
+
+
+def _fetch(into: Path, client: Client, rules_page: str, cdx: str, wayback: str, patterns, since: str | None,
+           formats, progress) -> Summary:
     remove_stale_parts(into)
     lock = fetch_lock.load(into)
-    summary = Summary()
+    summary = Summary(rejected=list(lock.rejected))
     found = discover(client, summary, rules_page, cdx, wayback, patterns, formats)
     queue = _plan(found, lock, summary, since)
     answered = [_fetch_group(group, into, client, lock, summary, since)
@@ -85,13 +98,16 @@ def discover(client: Client, summary: Summary, rules_page: str, cdx: str, waybac
                  for p in (patterns if cdx else ())]
     for label, address, listing in listings:
         try:
-            items = listing()
+            items, bad_rows = listing()
         except HttpFailure as e:
             failures.append(f"{address}: {e.reason}")
             summary.listings.append(f"{label}: failed: {e.reason}")
             continue
         reached = True
         summary.listings.append(f"{label}: {len(items)} files")
+        if bad_rows:
+            summary.rejected.append(f"{address} ({label}): {len(bad_rows)} malformed rows not used; the first: "
+                                    f"{bad_rows[0]}")
         found += items
     if not reached:
         said = "; ".join(dict.fromkeys(failures)) or "no listing to ask (no --rules-page, no --cdx)"
@@ -100,38 +116,69 @@ def discover(client: Client, summary: Summary, rules_page: str, cdx: str, waybac
     return live + sorted((c for c in found if c.snapshot), key=lambda c: (c.snapshot, c.url))
 
 
-def page_candidates(client: Client, page: str, formats) -> list[Candidate]:
+def page_candidates(client: Client, page: str, formats) -> tuple[list[Candidate], list[str]]:
+    """The rules files the page links to (web addresses only), and no malformed rows (a page has none)."""
     soup = BeautifulSoup(client.get_text(page), "html.parser")
     out, seen = [], set()
     for a in soup.find_all("a", href=True):
         url = urljoin(page, a["href"].strip())
-        fmt = format_of(url, formats)
+        fmt = format_of(url, formats) if urlsplit(url).scheme in ("http", "https") else None
         if fmt and url not in seen:
             seen.add(url)
             out.append(Candidate(url, url, "", "", fmt))
-    return out
+    return out, []
 
 
-def cdx_candidates(client: Client, cdx: str, wayback: str, pattern: str, formats) -> list[Candidate]:
-    """The CDX answer is a JSON array whose first row names the columns."""
+def cdx_candidates(client: Client, cdx: str, wayback: str, pattern: str,
+                   formats) -> tuple[list[Candidate], list[str]]:
+    """The rules files a CDX listing names, and why each malformed row was not used."""
     text = client.get_text(cdx, {"url": pattern, "output": "json", "filter": "statuscode:200", "collapse": "digest"})
+    col, body = cdx_table(text)
+    out, bad = [], []
+    for n, row in enumerate(body, start=1):
+        try:
+            c = cdx_candidate(row, col, wayback, formats)
+        except ValueError as e:
+            bad.append(f"row {n}: {e}")
+            continue
+        if c:
+            out.append(c)
+    return out, bad
+
+
+def cdx_table(text: str) -> tuple[dict[str, int], list]:
+    """The CDX answer is a JSON array whose first row names the columns: where each column is, and the rows."""
     try:
         rows = json.loads(text) if text.strip() else []
-        header, body = (rows[0], rows[1:]) if rows else ([], [])
-        col = {name: header.index(name) for name in ("timestamp", "original", "digest")} if rows else {}
-    except (ValueError, TypeError, AttributeError, IndexError):
+    except (ValueError, RecursionError) as e:
+        why = "nested too deeply" if isinstance(e, RecursionError) else str(e)[:80]
+        raise HttpFailure(f"the CDX answer is not JSON ({why}): {text[:80]!r}") from None
+    if rows == []:
+        return {}, []
+    header = rows[0] if isinstance(rows, list) else None
+    if not (isinstance(header, list) and all(name in header for name in CDX_COLUMNS)):
         raise HttpFailure(f"the CDX answer is not a JSON table with timestamp, original and digest columns: "
-                          f"{text[:80]!r}") from None
-    out = []
-    for row in body:
-        try:
-            stamp, original, digest = (str(row[col[k]]) for k in ("timestamp", "original", "digest"))
-        except (IndexError, TypeError, KeyError):
-            raise HttpFailure(f"a CDX row does not have the header's columns: {row!r}"[:200]) from None
-        fmt = format_of(original, formats)
-        if fmt and stamp.isdigit():
-            out.append(Candidate(original, f"{wayback.rstrip('/')}/{stamp}id_/{original}", stamp, digest, fmt))
-    return out
+                          f"{text[:80]!r}")
+    return {name: header.index(name) for name in CDX_COLUMNS}, rows[1:]
+
+
+def cdx_candidate(row: object, col: dict[str, int], wayback: str, formats) -> Candidate | None:
+    """The rules file a CDX row names (None for another file); ValueError says why a row is malformed."""
+    if not (isinstance(row, list) and len(row) > max(col.values())):
+        raise ValueError(f"not a list of the header's columns: {row!r:.80}")
+    stamp, original, digest = (row[col[k]] for k in CDX_COLUMNS)
+    problem = snapshot_problem(stamp) or _address_problem(original, "original") or \
+        _address_problem(digest, "digest")
+    if problem:
+        raise ValueError(problem)
+    fmt = format_of(original, formats)
+    return Candidate(original, f"{wayback.rstrip('/')}/{stamp}id_/{original}", stamp, digest, fmt) if fmt else None
+
+
+def _address_problem(value: object, column: str) -> str:
+    if isinstance(value, str) and len(value) <= 2048 and value.isprintable():
+        return ""
+    return f"{column} {value!r:.80} is not an address (printable text of at most 2048 characters)"
 
 
 def format_of(url: str, formats) -> str | None:
@@ -174,7 +221,7 @@ def _fetch_group(group: list[Candidate], into: Path, client: Client, lock: Lock,
         except HttpFailure as e:
             answered |= e.permanent
             if e.permanent:  # a dead snapshot stays dead: not asked again
-                lock.skipped.append(_skip(c, "", e.reason))
+                lock.skipped.append(_skip(c, "", e.reason, ""))
                 summary.skipped.append((c.fetched_from, e.reason))
             else:
                 summary.failed.append((c.fetched_from, e.reason))
@@ -185,7 +232,7 @@ def _fetch_group(group: list[Candidate], into: Path, client: Client, lock: Lock,
             if isinstance(kept, Stored):
                 kept.also_at.append({"url": twin.url, "snapshot": twin.snapshot, "digest": twin.digest})
             elif isinstance(kept, Skipped):
-                lock.skipped.append(_skip(twin, download.sha256, kept.reason))
+                lock.skipped.append(_skip(twin, download.sha256, kept.reason, ""))
         fetch_lock.save(into, lock)
         return True
     fetch_lock.save(into, lock)
@@ -198,7 +245,7 @@ def _keep(download: Download, c: Candidate, into: Path, lock: Lock, summary: Sum
     try:
         ident = identify(download.path.read_bytes(), c.fmt, c.name)
         if ident.problem:
-            skip = _skip(c, download.sha256, ident.problem)
+            skip = _skip(c, download.sha256, ident.problem, download.final_url)
             lock.skipped.append(skip)
             summary.skipped.append((c.fetched_from, ident.problem))
             return skip
@@ -210,15 +257,17 @@ def _keep(download: Download, c: Candidate, into: Path, lock: Lock, summary: Sum
             twin.also_at.append({"url": c.url, "snapshot": c.snapshot, "digest": c.digest})
             summary.had.append((c.fetched_from, f"same bytes as {twin.file}"))
             return twin
-        stored = Stored(f"{fetch_lock.VARIANTS}/{download.sha256}.{c.fmt}", ident.edition, ident.read_from, c.fmt,
-                        ident.complete, download.sha256, download.n_bytes, c.url, c.fetched_from, c.snapshot,
-                        c.digest, _now())
+        stored = Stored(file=f"{fetch_lock.VARIANTS}/{download.sha256}.{c.fmt}", edition=ident.edition,
+                        read_from=ident.read_from, format=c.fmt, complete=ident.complete, sha256=download.sha256,
+                        bytes=download.n_bytes, url=c.url, fetched_from=c.fetched_from, snapshot=c.snapshot,
+                        digest=c.digest, retrieved=_now(), final_url=download.final_url)
         (into / fetch_lock.VARIANTS).mkdir(exist_ok=True)
-        download.path.replace(into / stored.file)
+        download.path.replace(fetch_lock.in_folder(into, stored.file))
         lock.files.append(stored)
         moves = fetch_lock.settle(into, lock)  # the best copy of each edition takes the plain name
         summary.fetched.append(stored.file + (f" (edition read from the {ident.read_from})"))
         summary.notes += [f"moved {a} -> {b}" for a, b in moves if not a.endswith(f"/{download.sha256}.{c.fmt}")]
+        summary.notes += [n for n in fetch_lock.blocked(lock) if n not in summary.notes]
         if not ident.complete:
             summary.notes.append(f"{stored.file}: the text ends early (no credits after the glossary)")
         return stored
@@ -226,8 +275,9 @@ def _keep(download: Download, c: Candidate, into: Path, lock: Lock, summary: Sum
         download.path.unlink(missing_ok=True)
 
 
-def _skip(c: Candidate, sha256: str, reason: str) -> Skipped:
-    return Skipped(c.url, c.fetched_from, c.snapshot, c.digest, sha256, reason, _now())
+def _skip(c: Candidate, sha256: str, reason: str, final_url: str) -> Skipped:
+    return Skipped(url=c.url, fetched_from=c.fetched_from, snapshot=c.snapshot, digest=c.digest, sha256=sha256,
+                   reason=reason, retrieved=_now(), final_url=final_url)
 
 
 def _now() -> str:
@@ -239,8 +289,10 @@ def report_lines(summary: Summary) -> list[str]:
     lines = [f"listing: {x}" for x in summary.listings]
     lines += [f"fetched: {f}" for f in summary.fetched]
     lines += [f"skipped: {address}: {why}" for address, why in summary.skipped]
+    lines += [f"skipped: {why}" for why in summary.rejected]
     lines += [f"failed: {address}: {why}" for address, why in summary.failed]
     lines += [f"note: {n}" for n in summary.notes]
     lines.append(f"{len(summary.fetched)} fetched, {len(summary.had)} already had, {len(summary.skipped)} skipped, "
-                 f"{len(summary.failed)} failed" + (" (run again to retry them)" if summary.failed else ""))
+                 f"{len(summary.failed)} failed" + (" (run again to retry them)" if summary.failed else "")
+                 + (f", {len(summary.rejected)} malformed inputs ignored" if summary.rejected else ""))
     return lines

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,8 @@ HTML_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*(?:<!doctype\s+html|<html|<head|
                         re.I)
 HTML_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.I | re.S)
 DOCX_TEXT = re.compile(r"<w:t(?:\s[^>]*)?>([^<]*)</w:t>|</w:p>")
+# what zipfile raises for a damaged, encrypted or multi-disk archive, besides BadZipFile
+UNREADABLE = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, OSError)
 RTF_CONTROL = re.compile(r"\\[a-z]+-?\d* ?|\\'[0-9a-f]{2}|\\[^a-z]|[{}]", re.I)  # \par, \'93, \~, braces
 
 
@@ -40,7 +43,10 @@ def identify(data: bytes, fmt: str, name: str) -> Identity:
         return Identity(None, problem=problem)
     if fmt == "txt":
         return _identify_text(data, name)
-    stated = effective_date(TEXT_FOR_DATE[fmt](data)) if fmt in TEXT_FOR_DATE else None
+    try:
+        stated = effective_date(TEXT_FOR_DATE[fmt](data)) if fmt in TEXT_FOR_DATE else None
+    except UNREADABLE as e:  # a damaged or encrypted member: _docx_problem only checks the archive's index
+        return Identity(None, problem=f"not a readable {fmt.upper()} ({type(e).__name__}: {str(e)[:80]})")
     if stated:
         return Identity(stated, "text")
     named = _date_in_name(name)
@@ -81,7 +87,7 @@ def _docx_problem(data: bytes) -> str:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             if "word/document.xml" not in z.namelist():
                 return "a ZIP file without word/document.xml: not a DOCX"
-    except zipfile.BadZipFile:
+    except UNREADABLE:
         return "not a DOCX (not a complete ZIP archive: truncated or another kind of file)"
     return ""
 
@@ -94,9 +100,10 @@ FORMAT_CHECKS = {"pdf": _pdf_problem, "docx": _docx_problem, "rtf": _rtf_problem
 
 
 def _docx_text(data: bytes) -> str:
-    """Enough of a DOCX's text to read its effective date: the runs of the first paragraphs."""
-    with zipfile.ZipFile(io.BytesIO(data)) as z:
-        xml = z.read("word/document.xml")[:400_000].decode("utf-8", "replace")
+    """Enough of a DOCX's text to read its effective date: the runs of the first paragraphs. Only that
+    much is inflated: a 1 MB document.xml can inflate to gigabytes."""
+    with zipfile.ZipFile(io.BytesIO(data)) as z, z.open("word/document.xml") as member:
+        xml = member.read(400_000).decode("utf-8", "replace")
     return "".join(m.group(1) if m.group(1) is not None else "\n" for m in DOCX_TEXT.finditer(xml))
 
 

@@ -4,16 +4,14 @@ pages served with status 200, 429 with Retry-After, resets mid-body and answers 
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import zipfile
 
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from conftest import ARCHIVE, FORMATS, RAW, needs_archive
-from fetch_server import Route, Server, Site
+from fetch_server import Route, Server, Site, fake_docx, fake_pdf
 from pipeline import fetch_lock, stages
 from pipeline.cli import main
 from pipeline.fetch import Client, FetchError, fetch, format_of
@@ -34,20 +32,6 @@ def truncated_2020() -> bytes:
     """The 2020 edition cut off inside the glossary, as an incomplete capture would be."""
     data = edition("2020-06-01.txt")
     return data[: data.index("Credits".encode("utf-8"), len(data) // 2) - 2000]
-
-
-def fake_pdf() -> bytes:
-    return b"%PDF-1.7\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
-
-
-def fake_docx(effective: str) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as z:
-        z.writestr(zipfile.ZipInfo("word/document.xml", (2026, 1, 16, 0, 0, 0)),
-                   "<w:document><w:body><w:p><w:r><w:t>Magic: The Gathering Comprehensive "
-                   f"Rules</w:t></w:r></w:p><w:p><w:r><w:t>These rules are effective as of {effective}.</w:t>"
-                   "</w:r></w:p></w:body></w:document>")
-    return buffer.getvalue()
 
 
 def build_site() -> Site:
