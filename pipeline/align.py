@@ -10,6 +10,11 @@ two weak ones. Sentence tracing (trace.py) then finds splits and merges in what 
 rare words the rules rewritten past their sentences or absorbed under new wording.
 Headings are matched afterwards, by where their rules went; glossary terms by name and
 definition together.
+
+Memory is bounded: a step larger than any real one (DENSE_CELLS; made-up or hostile editions of
+tens of thousands of reworded rules) scores only candidate pairs, those that share rare words, a
+number or a neighbour's move, so its cost follows the number of rules and not its square; what
+would still need a matrix over MAX_DENSE_CELLS stops with AlignmentTooLarge, a clear error.
 """
 from __future__ import annotations
 
@@ -23,8 +28,10 @@ import numpy as np
 from rapidfuzz import fuzz, process
 from scipy import sparse
 from scipy.optimize import linear_sum_assignment
+from scipy.sparse.csgraph import connected_components
 
 from pipeline.clean import compare_form
+from pipeline.errors import PipelineError
 from pipeline.patterns import NUMBER_IN_TEXT, TERMINOLOGY
 from pipeline.records import Match, Rule
 from pipeline.trace import content_words, reworded, rule_words, sentences, sorted_words, trace, units
@@ -37,8 +44,19 @@ STEEP = 4.0  # assignment weight 2 ** ((score - 100) / STEEP): a 100 outweighs a
 REVIEW = 80  # matches under this, or with a close runner-up, are marked for review
 CLOSE_RUNNER_UP = 3
 BONUS_SAME_ID, BONUS_PARENT, BONUS_NEIGHBOUR = 5, 10, 5
+# Bounds on what alignment holds at once. Real steps are far below them (the archive's largest fuzzy
+# step: 508 x 957 rules); made-up or hostile editions of tens of thousands of reworded rules are not.
+DENSE_CELLS = 2_000_000  # old x new rules scored as full matrices up to this; above, candidate pairs only
+MAX_DENSE_CELLS = 16_000_000  # the largest full matrix made at all (~0.5 GB at the most); beyond, AlignmentTooLarge
+BLOCK_CELLS = 4_000_000  # products of word vectors are made this many cells (rows x columns) at a time
+RARE_DF = 100  # a word in at most this many texts of a step finds candidates: commoner words name nothing
+CANDIDATES = 10  # per rule, the rules of the other edition sharing most of its rare words are scored
 _TERMS = dict(TERMINOLOGY)
 _TERM_RE = re.compile(r"\b(?:" + "|".join(re.escape(old) for old, _ in TERMINOLOGY) + r")\b")
+
+
+class AlignmentTooLarge(PipelineError):
+    """A step of alignment would need more memory than its bound: too many rules, all alike."""
 
 
 @lru_cache(maxsize=1 << 16)
@@ -99,14 +117,32 @@ def _resemblances(old, new, o, added) -> list[Match]:
         return []
     a = [score_form(_text(new[j])) for j in added]
     b = [score_form(_text(old[i])) for i in o]
-    words = word_similarity(a, b)  # sparse and cheap: it picks the few candidates worth comparing
     out = []
-    for r, j in enumerate(added):
-        candidates = np.argsort(-words[r], kind="stable")[:RESEMBLE_CANDIDATES]
+    for r, words in _word_rows(a, b):  # sparse and cheap: they pick the few candidates worth comparing
+        candidates = _best(words, RESEMBLE_CANDIDATES)
         best = max(((fuzz.ratio(a[r], b[c]), -c) for c in candidates), default=(0.0, 0))
         if best[0] >= RESEMBLES:
-            out.append(Match(o[-best[1]], j, round(float(best[0]), 1), "resembles"))
+            out.append(Match(o[-best[1]], added[r], round(float(best[0]), 1), "resembles"))
     return out
+
+
+def _word_rows(a: list[str], b: list[str]):
+    """(k, the row of word_similarity(a, b) for a[k]) for each text of a, made BLOCK_CELLS at a time."""
+    vectors_a, vectors_b, _ = word_vectors(a, b)
+    vectors_b = vectors_b.T.tocsr()
+    step = max(1, BLOCK_CELLS // len(b))
+    for start in range(0, len(a), step):
+        yield from enumerate((100 * (vectors_a[start:start + step] @ vectors_b).toarray()).astype(np.float32), start)
+
+
+def _best(scores: np.ndarray, count: int) -> np.ndarray:
+    """The positions of the `count` highest scores, ties to the first: the first `count` of a stable
+    sort by descending score (in another order), without sorting them all."""
+    if len(scores) <= count:
+        return np.arange(len(scores))
+    least = np.partition(scores, len(scores) - count)[len(scores) - count]
+    above = np.flatnonzero(scores > least)
+    return np.concatenate([above, np.flatnonzero(scores == least)[:count - len(above)]])
 
 
 def _group(r: Rule) -> str:
@@ -290,6 +326,13 @@ def _home(old, new, found):
 
 def word_similarity(a: list[str], b: list[str]) -> np.ndarray:
     """0-100 cosine similarity of the texts' content words, each weighted by its rarity in them."""
+    vectors_a, vectors_b, _ = word_vectors(a, b)
+    return (100 * (vectors_a @ vectors_b.T).toarray()).astype(np.float32)
+
+
+def word_vectors(a: list[str], b: list[str]) -> tuple[sparse.csr_matrix, sparse.csr_matrix, np.ndarray]:
+    """The texts' content words as unit rows weighted by rarity (a's rows, b's rows), and each word's
+    count of texts: `word_similarity` is 100 times their products, whole or a block of rows at a time."""
     rows = [sorted_words(content_words(t)) for t in a + b]
     # Columns numbered by first appearance, each text's words in sorted order: the sums below add
     # in that order, so it must not change.
@@ -302,7 +345,7 @@ def word_similarity(a: list[str], b: list[str]) -> np.ndarray:
     matrix = sparse.csr_matrix((idf[cols], cols, indptr), shape=(len(rows), max(len(vocab), 1)))
     norms = np.sqrt(matrix.multiply(matrix).sum(axis=1)).A.ravel()
     matrix = sparse.diags(1 / np.where(norms > 0, norms, 1)) @ matrix
-    return (100 * (matrix[:len(a)] @ matrix[len(a):].T).toarray()).astype(np.float32)
+    return matrix[:len(a)], matrix[len(a):], df
 
 
 def _away_from_home(old, new, o, n, anchors, stock) -> np.ndarray:
@@ -337,14 +380,15 @@ def _identity(old, new, o, n):
 def _fuzzy(old, new, o, n, anchors, forbid, form) -> list[Match]:
     a = [form("old", i, old[i]) for i in o]
     b = [form("new", j, new[j]) for j in n]
+    if len(o) * len(n) > DENSE_CELLS:
+        return _fuzzy_sparse(old, new, o, n, anchors, forbid, form.stock, (a, b))
     # Characters in order (rapidfuzz) say whether a pair is acceptable; averaged with the words that
     # name things (rare words weigh most) they rank the candidates: the legend rule reworded is the
     # legend rule, not the planeswalker rule that sat at its number.
     chars = process.cdist(a, b, scorer=fuzz.ratio, dtype=np.float32, workers=-1)
     ranked = (chars + word_similarity(a, b)) / 2
     ratio = np.maximum(chars, ranked)
-    same_id = np.array([[old[i].rule_id == new[j].rule_id for j in n] for i in o], dtype=np.float32) \
-        if len(o) * len(n) <= 4_000_000 else np.zeros_like(ratio)
+    same_id = np.array([[old[i].rule_id == new[j].rule_id for j in n] for i in o], dtype=np.float32)
     banned = _banned(old, new, o, n, forbid) | _away_from_home(old, new, o, n, anchors, form.stock) \
         | _other_subjects(old, new, o, n)
     fuzzy: list[Match] = []
@@ -355,6 +399,176 @@ def _fuzzy(old, new, o, n, anchors, forbid, form) -> list[Match]:
         eligible = (ratio >= MIN_RATIO) & (ratio + bonus >= ACCEPT) & ~banned
         fuzzy = _assign(o, n, np.where(eligible, np.minimum(ranked + bonus, 100.0), 0.0), eligible)
     return fuzzy
+
+
+def _fuzzy_sparse(old, new, o, n, anchors, forbid, stock, texts) -> list[Match]:
+    """`_fuzzy` for steps too large for full matrices: the same scores, evidence and assignment, for
+    candidate pairs only (`_candidate_pairs`), so memory and time follow the number of rules, not its
+    square. A reworded rule that kept none of its rare words, its number or its place is not found."""
+    a, b = texts
+    vectors_a, vectors_b, df = word_vectors(a, b)
+    rows, cols = _candidate_pairs(old, new, o, n, anchors, (vectors_a, vectors_b, df))
+    chars = process.cpdist([a[r] for r in rows], [b[c] for c in cols], scorer=fuzz.ratio, dtype=np.float32,
+                           workers=-1) if len(rows) else np.zeros(0, dtype=np.float32)
+    ranked = (chars + _pair_words(vectors_a, vectors_b, rows, cols)) / 2
+    ratio = np.maximum(chars, ranked)
+    keep = ratio >= MIN_RATIO  # the rest can never be acceptable, whatever the evidence
+    rows, cols, ranked, ratio = rows[keep], cols[keep], ranked[keep], ratio[keep]
+    same_id = np.array([old[o[r]].rule_id == new[n[c]].rule_id for r, c in zip(rows, cols)], dtype=np.float32)
+    banned = _pair_banned(old, new, o, n, anchors, forbid, stock, (rows, cols))
+    fuzzy: list[Match] = []
+    for _ in range(2):  # round two knows where round one sent each parent and neighbour
+        known = anchors + [m for m in fuzzy if m.score >= 85]
+        bonus = BONUS_SAME_ID * same_id + _pair_parent_bonus(old, new, o, n, known, (rows, cols)) \
+            + _pair_neighbour_bonus(o, n, known, (rows, cols))
+        eligible = (ratio >= MIN_RATIO) & (ratio + bonus >= ACCEPT) & ~banned
+        total = np.minimum(ranked + bonus, 100.0)
+        fuzzy = _assign_sparse((old, new), o, n, (rows[eligible], cols[eligible]), total[eligible])
+    return fuzzy
+
+
+def _candidate_pairs(old, new, o, n, anchors, vectors) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, columns) worth scoring, ordered by row then column: for each rule, the CANDIDATES rules of
+    the other edition that share most of its rare words (both ways), the rule of its number, and the
+    rules next to where its neighbours went."""
+    vectors_a, vectors_b, df = vectors
+    rare = np.flatnonzero(df <= RARE_DF)
+    rare_a, rare_b = vectors_a[:, rare].tocsr(), vectors_b[:, rare].tocsr()
+    best_r, best_c = _best_by_words(rare_a, rare_b)
+    back_c, back_r = _best_by_words(rare_b, rare_a)
+    placed_r, placed_c = _placed_pairs(old, new, o, n, anchors)
+    key = np.unique(np.concatenate([best_r, back_r, placed_r]) * len(n) + np.concatenate([best_c, back_c, placed_c]))
+    return key // len(n), key % len(n)
+
+
+def _best_by_words(x: sparse.csr_matrix, y: sparse.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """(rows of x, rows of y): each row of x with the CANDIDATES rows of y most like it (ties to the
+    first), none that shares nothing; the products made BLOCK_CELLS at a time."""
+    step = max(1, BLOCK_CELLS // max(1, y.shape[0]))
+    y_t = y.T.tocsr()
+    found_x, found_y = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    for start in range(0, x.shape[0], step):
+        product = (x[start:start + step] @ y_t).tocoo()
+        order = np.lexsort((product.col, -product.data, product.row))
+        row, col = product.row[order].astype(np.int64), product.col[order].astype(np.int64)
+        keep = np.arange(len(row)) - np.searchsorted(row, row) < CANDIDATES  # its rank in its row
+        found_x.append(row[keep] + start)
+        found_y.append(col[keep])
+    return np.concatenate(found_x), np.concatenate(found_y)
+
+
+def _placed_pairs(old, new, o, n, anchors) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, columns): each rule with the rules of its number and the rules next to where its
+    neighbours went (the evidence `_fuzzy` adds, when the words alone do not point there)."""
+    by_id = defaultdict(list)
+    for c, j in enumerate(n):
+        by_id[new[j].rule_id].append(c)
+    col = {j: c for c, j in enumerate(n)}
+    mapped = {m.old: m.new for m in anchors}
+    pairs = []
+    for r, i in enumerate(o):
+        pairs += [(r, c) for c in by_id.get(old[i].rule_id, ())]
+        for step in (-1, 1):
+            target = mapped.get(i + step)
+            if target is not None and (target - step) in col:
+                pairs.append((r, col[target - step]))
+    found = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    return found[:, 0], found[:, 1]
+
+
+def _pair_words(vectors_a, vectors_b, rows, cols) -> np.ndarray:
+    """`word_similarity` of the pairs (rows, cols), ordered by row, only: the same sums in the same order
+    (a row's words in turn), a block of rows at a time."""
+    out = np.zeros(len(rows), dtype=np.float32)
+    step = max(1, BLOCK_CELLS // max(1, vectors_b.shape[0]))
+    for start in range(0, vectors_a.shape[0], step):
+        lo, hi = np.searchsorted(rows, [start, start + step])
+        if lo == hi:
+            continue
+        wanted = np.unique(cols[lo:hi])
+        block = (100 * (vectors_a[start:start + step] @ vectors_b[wanted].T).toarray()).astype(np.float32)
+        out[lo:hi] = block[rows[lo:hi] - start, np.searchsorted(wanted, cols[lo:hi])]
+    return out
+
+
+def _pair_banned(old, new, o, n, anchors, forbid, stock, pairs) -> np.ndarray:
+    """`_banned`, `_away_from_home` and `_other_subjects` for the pairs (rows, cols) only."""
+    home = _home(old, new, anchors).target if stock else {}
+    words_o, subject_o = _subjects(old, o)
+    words_n, subject_n = _subjects(new, n)
+    out = np.zeros(len(pairs[0]), dtype=bool)
+    for k, (r, c) in enumerate(zip(*(p.tolist() for p in pairs))):
+        a, b = old[o[r]], new[n[c]]
+        target = home.get(a.rule_id[:3]) if o[r] in stock else None
+        other = bool(subject_o[r]) and bool(subject_n[c]) \
+            and not (subject_o[r] & words_n[c]) and not (subject_n[c] & words_o[r])
+        out[k] = (a.rule_id, b.rule_id) in forbid or (target is not None and b.rule_id[:3] != target) or other
+    return out
+
+
+def _pair_parent_bonus(old, new, o, n, anchors, pairs) -> np.ndarray:
+    """`_parent_bonus` for the pairs (rows, cols) only."""
+    went = defaultdict(Counter)
+    for m in anchors:
+        went[old[m.old].parent][new[m.new].parent] += 1
+    totals = {p: sum(counts.values()) for p, counts in went.items()}
+    share = [went[p][q] / totals[p] if p in totals else 0.0
+             for p, q in ((old[o[r]].parent, new[n[c]].parent) for r, c in zip(*pairs))]
+    return BONUS_PARENT * np.array(share, dtype=np.float32)
+
+
+def _pair_neighbour_bonus(o, n, anchors, pairs) -> np.ndarray:
+    """`_neighbour_bonus` for the pairs (rows, cols) only."""
+    mapped = {m.old: m.new for m in anchors}
+    out = np.zeros(len(pairs[0]), dtype=np.float32)
+    for k, (r, c) in enumerate(zip(*pairs)):
+        for step in (-1, 1):
+            target = mapped.get(o[r] + step)
+            if target is not None and target - step == n[c]:
+                out[k] += BONUS_NEIGHBOUR
+    return out
+
+
+def _assign_sparse(pair, o, n, pairs, total) -> list[Match]:
+    """`_assign` over acceptable pairs (rows, cols) given as lists: each group of rules linked by
+    acceptable pairs is assigned on its own (the best assignment of the whole is the best of each
+    group, and a runner-up is always in the group), the matches in old order as `_assign` gives them."""
+    rows, cols = pairs
+    if not len(rows):
+        return []
+    links = sparse.coo_matrix((np.ones(len(rows)), (rows, len(o) + cols)), shape=(len(o) + len(n),) * 2)
+    group = connected_components(links, directed=False)[1][rows]
+    order = np.argsort(group, kind="stable")
+    out = []
+    for members in np.split(order, np.flatnonzero(np.diff(group[order])) + 1):
+        if len(members) == 1:  # one acceptable pair, no runner-up: most groups, made without a matrix
+            k = members[0]
+            score = float(total[k])
+            out.append(Match(o[rows[k]], n[cols[k]], round(score, 1), "fuzzy", _review(score, 0.0)))
+        else:
+            out += _assign_group(pair, o, n, (rows[members], cols[members]), total[members])
+    position = {i: r for r, i in enumerate(o)}
+    return sorted(out, key=lambda m: position[m.old])
+
+
+def _assign_group(pair, o, n, pairs, total) -> list[Match]:
+    """`_assign` on one group of rules linked by acceptable pairs, as a full matrix of the group."""
+    rows, at_row = np.unique(pairs[0], return_inverse=True)
+    cols, at_col = np.unique(pairs[1], return_inverse=True)
+    _bound(pair, len(rows), len(cols), "rules all alike (one group of candidates)")
+    scores = np.zeros((len(rows), len(cols)), dtype=np.float32)
+    eligible = np.zeros((len(rows), len(cols)), dtype=bool)
+    scores[at_row, at_col] = total
+    eligible[at_row, at_col] = True
+    return _assign([o[r] for r in rows], [n[c] for c in cols], scores, eligible)
+
+
+def _bound(pair, rows: int, cols: int, what: str) -> None:
+    """Stop with a clear error before a full matrix of rows x cols would outgrow alignment's bound."""
+    if rows * cols > MAX_DENSE_CELLS:
+        old, new = (records[0].edition if records else "?" for records in pair)
+        raise AlignmentTooLarge(f"aligning {old} with {new}: {rows:,} x {cols:,} {what} would need a matrix of "
+                                f"{rows * cols:,} cells, over the bound of {MAX_DENSE_CELLS:,}")
 
 
 def _title_words(rules: list[Rule]) -> dict[str, frozenset[str]]:
@@ -456,9 +670,12 @@ def _assign(o, n, total, eligible) -> list[Match]:
             continue
         score = float(sub[r, c])
         runner_up = max(np.delete(sub[r], c).max(initial=0.0), np.delete(sub[:, c], r).max(initial=0.0))
-        review = score < REVIEW or score - runner_up < CLOSE_RUNNER_UP
-        out.append(Match(o[rows_ok[r]], n[cols_ok[c]], round(score, 1), "fuzzy", review))
+        out.append(Match(o[rows_ok[r]], n[cols_ok[c]], round(score, 1), "fuzzy", _review(score, runner_up)))
     return out
+
+
+def _review(score: float, runner_up: float) -> bool:
+    return score < REVIEW or score - runner_up < CLOSE_RUNNER_UP
 
 
 def _parent_bonus(old, new, o, n, anchors) -> np.ndarray:
@@ -548,11 +765,14 @@ def _became_rules(old, new, headings, body, went) -> list[Match]:
     ability."): most of its subrules went under that rule, and no old rule continues in it."""
     continued = {m.new for m in body if m.method in ONE_TO_ONE}
     new_by_id = {r.rule_id: j for j, r in enumerate(new) if _group(r) == "body"}
+    kids_of = defaultdict(list)
+    for k in went:
+        kids_of[old[k].parent].append(k)
     out, used = [], set()
     for i in headings:
         if old[i].kind != "section":
             continue
-        kids = [k for k in went if old[k].parent == old[i].rule_id]
+        kids = kids_of.get(old[i].rule_id, [])
         parents = Counter(new[went[k]].parent for k in kids)
         if not parents:
             continue
@@ -587,6 +807,7 @@ def _align_headings(old, new, o, n, body: list[Match], force, forbid) -> list[Ma
     o.sort()
     if not o or not n:
         return found
+    _bound((old, new), len(o), len(n), "headings")
     titles = process.cdist([score_form(old[i].compare) for i in o], [score_form(new[j].compare) for j in n],
                            scorer=fuzz.ratio, dtype=np.float32, workers=-1)
     col = {j: c for c, j in enumerate(n)}
@@ -651,6 +872,7 @@ def _align_glossary(old, new, o, n) -> list[Match]:
     for strong in (GLOSSARY_RENAMED, GLOSSARY_DEFINITION):
         rest, free = _unmatched(o, n, found)
         if rest and free:
+            _bound((old, new), len(rest), len(free), "glossary terms")
             defs = process.cdist([score_form(old[i].compare) for i in rest], [score_form(new[j].compare) for j in free],
                                  scorer=fuzz.ratio, dtype=np.float32, workers=-1)
             names = process.cdist([term_key(old[i].rule_id) for i in rest], [term_key(new[j].rule_id) for j in free],

@@ -15,6 +15,7 @@ import heapq
 import math
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -195,23 +196,44 @@ def unexplained(mine: list[Unit], theirs: list[Unit]) -> list[Unit]:
     return [u for u in mine if u.weight > 0 and not any(alike(u, t, inside=True) for t in theirs)]
 
 
+# Tracing looks up every word an unexplained sentence shares with the others. Real steps leave at most a
+# few thousand sentences unexplained (the archive's most: 797 old x 1,360 new); made-up or hostile
+# editions of thousands of reworded rules leave all of them, and the words every sentence uses would
+# make that quadratic.
+FLOW_EXACT = 4_000_000  # old x new unexplained sentences searched through all their words up to this ...
+COMMON_SENTENCES = 50  # ... above, a word in more old sentences than this finds no candidates (it names nothing)
+
+
+def _word_index(units_of: list[Unit], most: int | None = None) -> dict[str, list[int]]:
+    """word -> the sentences (positions in `units_of`) that have it; with `most`, only the words that
+    at most that many sentences have."""
+    index = defaultdict(list)
+    for k, u in enumerate(units_of):
+        for w in u.words:
+            index[w].append(k)
+    if most is None:
+        return index
+    return {w: found for w, found in index.items() if len(found) <= most}
+
+
 def flows(old_units: list[Unit], new_units: list[Unit], home=lambda i, j: False) -> "Flows":
     """(old rule, new rule) -> weight of the text that went from one to the other. Each new
     sentence came from its best old counterpart; an old sentence went to its best new counterpart,
     unless it was cut in pieces (302.4a and 302.4b are both pieces of one sentence of 212.3d).
     So a new rule that copies a sentence's pattern (a keyword written on the model of another)
     does not take it from the rule that really got it. Candidates come from an index of rare
-    words, so the cost follows the unexplained text, not the edition."""
-    index = defaultdict(list)
-    for k, u in enumerate(old_units):
-        for w in u.words:
-            index[w].append(k)
+    words, so the cost follows the unexplained text, not the edition (past FLOW_EXACT, words most
+    sentences use find none)."""
+    large = len(old_units) * len(new_units) > FLOW_EXACT
+    index = _word_index(old_units, COMMON_SENTENCES if large else None)
     sizes = [len(u.words) for u in old_units]
     best_of_new = {}
     for m, b in enumerate(new_units):
         if b.weight <= 0:
             continue
         shared = Counter(chain.from_iterable(index[w] for w in b.words if w in index))
+        if large:  # found by their less common words, counted by all of them
+            shared = {k: len(old_units[k].words & b.words) for k in shared}
         best = (0.0, -1)
         # Best covered first: a short old sentence wholly inside b beats a long one sharing more words.
         # Under half covered is never a candidate: those are left out before ranking, not after.
@@ -392,8 +414,7 @@ def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], s
         own = _sum(mine, old_idf) if mine else 0.0
         if own < least:
             continue
-        rarest = sorted(mine, key=lambda w: (-old_idf.get(w, 0.0), w))[:RAREST]
-        for j in sorted(set().union(*(index.get(w, ()) for w in rarest))):
+        for j in sorted(set().union(*(index.get(w, ()) for w in _needed(mine, old_idf, least)))):
             theirs = new_words[j]
             if (old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine):
                 continue
@@ -426,6 +447,17 @@ def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], s
     return continued, merges
 
 
+def _needed(words: frozenset[str], idf: dict[str, float], least: float) -> list[str]:
+    """The rarest of `words` (RAREST at most) a rule must have one of to hold `least` of their weight:
+    the fewest such that the others together weigh less. Words most rules have (of no weight alone)
+    then find no candidates, which `least` would turn away one by one."""
+    rarest = sorted(words, key=lambda w: (-idf.get(w, 0.0), w))
+    for count in range(1, min(RAREST, len(rarest))):
+        if _sum(rarest[count:], idf) < least:
+            return rarest[:count]
+    return rarest[:RAREST]
+
+
 def _absorbed(old_words, old_idf, new_words, pairs, continuing):
     """(old, new, share) for each ended rule nearly all of whose words a continuing rule holds and
     got from it, not from its own predecessor."""
@@ -441,7 +473,7 @@ def _absorbed(old_words, old_idf, new_words, pairs, continuing):
             yield i, j, _pct(held, own)
 
 
-def _sum(words: frozenset[str], idf: dict[str, float]) -> float:
+def _sum(words: Iterable[str], idf: dict[str, float]) -> float:
     """The weight of some words: fsum is exact whatever the (hash) order, and needs no sort."""
     return math.fsum(idf.get(w, 0.0) for w in words)
 
