@@ -754,9 +754,6 @@ def _descendants(rules: list[Rule], idx: list[int]):
                                    heading.rule_id), [])
 
 
-def _compatible(a: Rule, b: Rule) -> bool:
-    """Parts match parts; chapters and sections match each other (212.2 "Artifacts" became 301)."""
-    return (a.kind == "part") == (b.kind == "part")
 
 
 def _became_rules(old, new, headings, body, went) -> list[Match]:

@@ -141,10 +141,6 @@ def _document_frequency(texts: dict[int, list[str]]) -> Counter:
     return df
 
 
-def idf_of(texts: dict[int, list[str]]) -> dict[str, float]:
-    """How much each word counts: 1 for a word in one rule in twenty or fewer, less for words most
-    rules use (a log scale, inverse document frequency)."""
-    return _idf(_document_frequency(texts), len(texts))
 
 
 def _idf(df: Counter, rules: int) -> dict[str, float]:

@@ -219,9 +219,6 @@ def _read_pages(data: bytes, max_pages: int, max_chars: int) -> dict:
 
 # --- page furniture -----------------------------------------------------------------------------------
 
-def page_starts(lines: list[str]) -> list[int]:
-    """0-based index of each page's first line."""
-    return [0] + [i + 1 for i, line in enumerate(lines) if line == PAGE_BREAK][:-1]
 
 
 def furniture(lines: list[str]) -> dict[int, str]:
