@@ -37,9 +37,9 @@ $(TESTED): $(STAMP) $(TEST_LOCK)
 # The test lock first, then the running lock within it, so the two agree on every version they share.
 lock: $(STAMP)
 	$(PY) -m pip install --quiet 'uv>=0.9,<1'
-	$(PY) -m uv pip compile --quiet --universal --python-version 3.11 --no-header --extra test --extra serve \
+	$(PY) -m uv pip compile --quiet --universal --fork-strategy fewest --python-version 3.11 --no-header --extra test --extra serve \
 	    --output-file $(TEST_LOCK) pyproject.toml
-	$(PY) -m uv pip compile --quiet --universal --python-version 3.11 --no-header --constraint $(TEST_LOCK) \
+	$(PY) -m uv pip compile --quiet --universal --fork-strategy fewest --python-version 3.11 --no-header --constraint $(TEST_LOCK) \
 	    --output-file $(LOCK) pyproject.toml
 
 run: $(STAMP)

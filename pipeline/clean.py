@@ -6,12 +6,22 @@ import unicodedata
 from functools import lru_cache
 from collections.abc import Callable, Iterable
 
+from pipeline.errors import SourceError
 from pipeline.patterns import (ANGLED_URL, CITATION, DASH, FOLD, ITALIC_UNDERSCORES, LOST_CHAR, LOST_DASH,
                                LOST_TRADEMARK, SPACES,
                                TRADEMARK)
 from pipeline.records import Discard, Paragraph
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+# What a source may hold, far above every real edition: the largest has 0.94 M characters (2026-01-16),
+# the most lines 12,794 (the 2026-01-16 PDF's text; 9,258 in its TXT), the longest line 3,525 characters
+# (2005-10-01, a paragraph a line). Past a limit the file is refused: with every stage linear, no text,
+# however made, then costs more than a bounded time.
+MAX_CHARS = 5_000_000
+MAX_LINES = 100_000
+MAX_LINE_CHARS = 100_000
+NOT_RULES = "not a rules text"
 
 
 # --- str -> str steps -------------------------------------------------------------------------
@@ -37,8 +47,9 @@ def strip_citations(text: str) -> str:
     return collapse_spaces(CITATION.sub(" ", TAG_BEFORE_PUNCTUATION.sub("", text)))
 
 
-# "spell types) {{CR|204.1a}. If": the tag goes with the space before it, "spell types). If".
-TAG_BEFORE_PUNCTUATION = re.compile(rf"\s*(?:{CITATION.pattern})(?=[.,;:!?])")
+# "spell types) {{CR|204.1a}. If": the tag goes with the space before it, "spell types). If". Those spaces
+# are taken from the start of their run ((?<!\s)), not tried again from each space of it (quadratic).
+TAG_BEFORE_PUNCTUATION = re.compile(rf"(?<!\s)\s*(?:{CITATION.pattern})(?=[.,;:!?])")
 
 
 def fold_typography(text: str) -> str:
@@ -95,12 +106,15 @@ class Ledger:
     drop() on every line.
     """
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, source: object = None):
+        """A text over MAX_CHARS, MAX_LINES or MAX_LINE_CHARS is refused (SourceError naming `source`)."""
+        check_size(text, source)
         self.total = len(text)
         self.kept = 0
         self.lines: list[str] = LINE_BREAK.split(text)
         if self.lines[-1] == "":  # a text that ends with a line break (or is empty) has no line after it
             self.lines.pop()
+        _check_lines(self.lines, source)
         breaks = self.total - sum(map(len, self.lines))
         # Line breaks are counted, not quoted one by one: nothing reads them line by line (the
         # discards table and the source pages leave them out).
@@ -152,6 +166,22 @@ class Ledger:
         dropped = sum(d.size for d in self.discards)
         if self.kept + dropped != self.total:
             raise AssertionError(f"{source}: kept {self.kept} + discarded {dropped} != {self.total} characters")
+
+
+def check_size(text: str, source: object = None) -> None:
+    """Refuse a text longer than MAX_CHARS (SourceError naming `source`)."""
+    if len(text) > MAX_CHARS:
+        raise SourceError(f"{len(text):,} characters (over {MAX_CHARS:,}): {NOT_RULES}", path=source)
+
+
+def _check_lines(lines: list[str], source: object) -> None:
+    if len(lines) > MAX_LINES:
+        raise SourceError(f"{len(lines):,} lines (over {MAX_LINES:,}): {NOT_RULES}", path=source)
+    if max(map(len, lines), default=0) <= MAX_LINE_CHARS:
+        return
+    no, line = next((no, line) for no, line in enumerate(lines, 1) if len(line) > MAX_LINE_CHARS)
+    raise SourceError(f"a line of {len(line):,} characters (over {MAX_LINE_CHARS:,}): {NOT_RULES}",
+                      path=source, line=no)
 
 
 def unwrap(lines: Iterable[tuple[int, str, bool]], role: str = "rules") -> list[Paragraph]:

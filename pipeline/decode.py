@@ -6,6 +6,7 @@ import bisect
 import codecs
 import re
 
+from pipeline.clean import MAX_CHARS, NOT_RULES
 from pipeline.errors import SourceError
 from pipeline.patterns import ACCENTED, KNOWN_WORDS, TYPOGRAPHY
 
@@ -20,6 +21,7 @@ MANGLED_BOM = b"\xef\xbf\xbd\xef\xbf\xbd"  # a UTF-16 BOM that went through a UT
 # NUL and U+0100, U+0200 ... U+FF00. Real rules text never holds them.
 OUT_OF_STEP = re.compile("[" + "".join(re.escape(chr(x << 8)) for x in range(256)) + "]")
 LOST = "\ufffd"
+MAX_BYTES = 4 * MAX_CHARS  # no encoding takes more than 4 bytes a character: refused before decoding
 
 
 def decode(data: bytes, path: object = None) -> tuple[str, str]:
@@ -30,6 +32,8 @@ def decode(data: bytes, path: object = None) -> tuple[str, str]:
 
 def decode_with_repairs(data: bytes, path: object = None) -> tuple[str, str, list[str]]:
     """(text, encoding, warnings): a damaged UTF-16 file is repaired, and the warnings say where."""
+    if len(data) > MAX_BYTES:
+        raise SourceError(f"{len(data):,} bytes (over {MAX_BYTES:,}): {NOT_RULES}", path=path)
     if not data.strip():
         raise SourceError("empty file", path=path)
     if data.startswith(MANGLED_BOM) and b"\x00" in data[:200]:

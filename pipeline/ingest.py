@@ -205,10 +205,13 @@ def _check_single_edition(text: str, path: Path) -> None:
     """A file holding several editions one after another is refused rather than read as one
     edition whose later copies would all become 'credits'."""
     dates: dict[str, int] = {}
+    line, counted = 1, 0  # lines are counted on from the previous statement, never from the start
     for m in _date_statements(text):
         stated = effective_date(m.group(0))
         if stated and stated not in dates:
-            dates[stated] = len(LINE_BREAK.findall(text, 0, m.start())) + 1
+            line += len(LINE_BREAK.findall(text, counted, m.start()))
+            counted = m.start()
+            dates[stated] = line
     if len(dates) > 1 and len(FIRST_RULE_ANYWHERE.findall(normalize_newlines(text))) > 1:
         where = ", ".join(f"{d} at line {n}" for d, n in dates.items())
         raise SourceError(f"holds {len(dates)} editions ({where}): split it into one file per edition", path=path)

@@ -11,7 +11,9 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+import numpy
 import spacy
+from spacy.attrs import SENT_START
 from spacy.language import Language
 from spacy.matcher import Matcher
 from spacy.tokens import Doc, Span
@@ -54,11 +56,60 @@ def load() -> Language:
     nlp.tokenizer.token_match = RULE_TOKEN.match
     infixes = list(nlp.Defaults.infixes) + [r"\|", r"(?<=[a-z])/(?=\d)"]
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    _bound_affix_searches(nlp.tokenizer)
+    nlp.tokenizer = PiecewiseTokenizer(nlp.tokenizer)
     nlp.add_pipe("rule_boundaries")
     nlp.add_pipe("citations")
     nlp.add_pipe("sentencizer")
     nlp.add_pipe("rule_references")
     return nlp
+
+
+# spaCy splits a word's punctuation off one piece at a time, searching the whole rest of the word for the
+# next prefix and suffix each time: time quadratic in a word of many (20,000 ")" took 70 s).
+AFFIX_WINDOW = 64  # characters a suffix is first looked for in: spaCy's are at most a few, but runs of dots
+LOOKBEHIND = 8  # characters a suffix rule may look at before its match (spaCy's: 2, "°F.")
+LONG_WORD = 1_000  # characters: a longer run without spaces is tokenized a piece at a time (rules text: 79)
+LONG_RUN = re.compile(rf"(?<!\S)\S{{{LONG_WORD + 1},}}")
+
+
+def _bound_affix_searches(tokenizer) -> None:
+    """A prefix is matched at a word's start only (every alternative of spaCy's prefix regex starts with
+    ^: the same match as its search, which tried every position); a suffix is searched for at the end."""
+    tokenizer.prefix_search = tokenizer.prefix_search.__self__.match
+    tokenizer.suffix_search = _tail_search(tokenizer.suffix_search)
+
+
+def _tail_search(search):
+    """`search` (a regex whose alternatives all end with $) tried on the last AFFIX_WINDOW characters, then
+    on twice as many while the match found starts too near the window's start to be known whole; the
+    same length of match as searching all of the text, since the only suffixes longer than a few
+    characters are runs of dots, whose every tail is one too."""
+    def find(text: str):
+        size = AFFIX_WINDOW
+        while size < len(text):
+            match = search(text[-size:])
+            if match is None or match.start() >= LOOKBEHIND:
+                return match
+            size *= 2
+        return search(text)
+    return find
+
+
+class PiecewiseTokenizer:
+    """spaCy's tokenizer, given a word longer than LONG_WORD characters LONG_WORD characters at a time (its
+    tokens never span two pieces); any other text is tokenized exactly as spaCy does."""
+
+    def __init__(self, tokenizer):
+        self.tokenizer = tokenizer
+
+    def __call__(self, text: str) -> Doc:
+        cuts = [cut for m in LONG_RUN.finditer(text) for cut in range(m.start() + LONG_WORD, m.end(), LONG_WORD)]
+        if not cuts:
+            return self.tokenizer(text)
+        bounds = [0, *cuts, len(text)]
+        pieces = [self.tokenizer(text[a:b]) for a, b in zip(bounds, bounds[1:])]
+        return Doc.from_docs(pieces, ensure_whitespace=False)
 
 
 @Language.component("rule_boundaries")
@@ -146,10 +197,20 @@ def _may_refer(doc: Doc) -> bool:
     text = doc.text
     if not HAS_DIGIT.search(text):
         return False
-    for key in ("boundaries", "citations"):
-        for span in doc.spans[key]:
-            text = text[:span.start_char] + " " * (span.end_char - span.start_char) + text[span.end_char:]
-    return bool(MAY_REFER.search(text))
+    spans = [(span.start_char, span.end_char) for key in ("boundaries", "citations") for span in doc.spans[key]]
+    return bool(MAY_REFER.search(_blanked(text, spans)))
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each span's characters replaced by spaces, built once (a copy of the text per span
+    was quadratic in a paragraph's citations)."""
+    pieces, done = [], 0
+    for start, end in sorted(spans):
+        start = max(start, done)
+        if end > start:
+            pieces += [text[done:start], " " * (end - start)]
+            done = end
+    return "".join(pieces + [text[done:]])
 
 
 def _targets(label: str, words: list[str]) -> tuple[str, ...]:
@@ -169,34 +230,59 @@ def _split_suffix_range(number: str) -> tuple[str, str]:
 def citations(doc: Doc) -> Doc:
     """[CompRules 2007/10/01], [CR 204.1a], [D'Angelo 2007/10/20], and the broken {{CR|204.1a}."""
     spans = []
-    for m in CITATION.finditer(doc.text):
+    text = doc.text  # Doc.text joins every token anew: once per paragraph, not once per citation
+    sent_starts: dict[int, bool] = {}
+    for m in CITATION.finditer(text):
         span = doc.char_span(m.start(), m.end(), label="CITATION", alignment_mode="expand")
         if span is None:
             continue
         span._.rule_id = m["tval"] or m["val"]
         span._.title = "CR" if m["tval"] else m["src"]
         spans.append(span)
-        _keep_whole(doc, span)
+        _keep_whole(doc, text, span, sent_starts)
+    _set_sent_starts(doc, sent_starts)
     doc.spans["citations"] = spans
     return doc
 
 
-def _keep_whole(doc: Doc, span) -> None:
+def _keep_whole(doc: Doc, text: str, span, sent_starts: dict[int, bool]) -> None:
     """A tag is never cut between sentences (the sentencizer, which runs next, keeps what is set here):
     it ends the sentence before it, and what follows a tag after a finished sentence starts the next."""
-    for token in span[1:] if span.start == 0 else span:
-        token.is_sent_start = False
-    if span.end < len(doc) and doc.text[:span.start_char].rstrip().rstrip("\"”')]")[-1:] in (".", "!", "?", ":", ";"):
-        doc[span.end].is_sent_start = True
+    for i in range(span.start + (span.start == 0), span.end):
+        sent_starts[i] = False
+    if span.end < len(doc) and _last_before(text, span.start_char) in (".", "!", "?", ":", ";"):
+        sent_starts[span.end] = True
+
+
+def _set_sent_starts(doc: Doc, sent_starts: dict[int, bool]) -> None:
+    """token.is_sent_start = value for each token, written at once: the setter looks through the whole
+    Doc for a parse each time, quadratic in a paragraph's citations."""
+    if not sent_starts:
+        return
+    values = doc.to_array(SENT_START).astype(numpy.int64)
+    for i, start in sent_starts.items():
+        values[i] = 1 if start else -1
+    doc.from_array([SENT_START], values.astype(numpy.uint64))
+
+
+def _last_before(text: str, end: int) -> str:
+    """text[:end].rstrip().rstrip("\"”')]")[-1:], without copying text[:end] (once per citation: quadratic)."""
+    i = end
+    while i and text[i - 1].isspace():
+        i -= 1
+    while i and text[i - 1] in "\"”')]":
+        i -= 1
+    return text[i - 1:i]
 
 
 def analyse(doc: Doc) -> Analysis:
     """Reduce a processed Doc to offsets (picklable, small, cacheable); a component that did not run
     (`ParagraphCache(skip=...)`) leaves its analysis empty."""
     starts = []
+    text = doc.text  # Doc.text joins every token anew: once, not once per character looked at
     for span in doc.spans["boundaries"]:
         text_start = span.end_char
-        while text_start < len(doc.text) and doc.text[text_start] == " ":
+        while text_start < len(text) and text[text_start] == " ":
             text_start += 1
         starts.append((span.start_char, text_start, span._.rule_id))
     return Analysis(

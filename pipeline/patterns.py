@@ -41,8 +41,9 @@ FOLD = str.maketrans({
 TRADEMARK = re.compile(r"\s?(?:\(TM\)|™|\(R\)|®)|(?<=_)TM\b")  # "DCI(TM)" ~ "DCI™" ~ "DCI", "_Odyssey_TM"
 LOST_TRADEMARK = re.compile(r"(?<=[^\W_])_(?=[\s.,;:)]|$)")  # "Oracle_ card": a ™ the TXT edition lost
 # Dashes as the text editions spell them: "cards -- even", "cards—even", "Artifact — Equipment",
-# "Land - Mountain", "(13 – 3)".
-DASH = re.compile(r"\s+-\s+|\s*(?:--|—|–)\s*")
+# "Land - Mountain", "(13 – 3)". Spaces before a dash are taken from the start of their run only
+# ((?<!\s)): tried from every space of a long run, with none followed by a dash, it was quadratic.
+DASH = re.compile(r"(?<!\s)\s+-\s+|(?:(?<!\s)\s+)?(?:--|—|–)\s*")
 ANGLED_URL = re.compile(r"<((?:https?://|www\.)[^<>\s]+)>")  # "<www.wizards.com/locator>" in the TXT editions
 ITALIC_UNDERSCORES = re.compile(r"(?<![\w])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w])")  # "_Eighth Edition_"
 LOST_CHAR = re.compile(r"(?<=\w)\?(?=\w)")  # "who?ve": a curly quote lost in the published file
@@ -50,16 +51,17 @@ LOST_DASH = re.compile(r"(?<=\s)\?(?=\s)")  # "Artifact ? Equipment": a lost das
 SPACES = re.compile(r"[ \t]+")
 
 # Citation tags. [CompRules 2007/10/01] [CR 204.1a] [D'Angelo 2007/10/20] [Future Sight FAQ 2007/05/01]
-# and the broken wiki template {{CR|204.1a} (one closing brace short).
+# and the broken wiki template {{CR|204.1a} (one closing brace short). The source ends with a character
+# other than a space, so it cannot trade spaces with the \s+ after it (that made "[A" + spaces quadratic).
 CITATION = re.compile(
-    r"\[(?P<src>[A-Z][\w' .&-]*?)\s+(?P<val>\d{4}/\d{2}/\d{2}|\d{3}(?:\.\d+[a-z]?)?)\]"
+    r"\[(?P<src>[A-Z](?:[\w' .&-]*[\w'.&-])?)\s+(?P<val>\d{4}/\d{2}/\d{2}|\d{3}(?:\.\d+[a-z]?)?)\]"
     r"|\{\{CR\|(?P<tval>\d{3}(?:\.\d+[a-z]?)?)\}\}?"
 )
 
 # Rulings-search page residue: "|", "| |  |", page header/footer.
 TABLE_RESIDUE = re.compile(r"^[\s|]*$")
 RULINGS_BANNER = re.compile(
-    r"^\s*\|?\s*This search based on the (?P<date>[A-Z][a-z]+ \d{1,2}, \d{4}) release of the Rulings\.\s*$"
+    r"^\s*(?:\|\s*)?This search based on the (?P<date>[A-Z][a-z]+ \d{1,2}, \d{4}) release of the Rulings\.\s*$"
 )
 
 # MediaWiki chrome as rendered to text (MediaWiki's own interface messages, not this page's words).
@@ -72,14 +74,20 @@ WIKI_CHROME = (
 WIKI_FROM = re.compile(r"^From [A-Z][\w ]*$")  # "From Rules": the site tagline under the title
 IMAGE_NAME = re.compile(r"^[\w .()'-]+\.(?:png|jpe?g|gif|svg|webp)$", re.I)  # "Banner.png"
 WIKI_NOTICE = re.compile(r"current as of Comprehensive Rules (?P<month>[A-Z][a-z]+) (?P<year>\d{4})")
-EDITOR_SUMMARY = re.compile(r"^\s*\d+\.\s+.+\s-{2,3}\s+updated by\s+.+$")  # "1. Artifacts --- updated by X"
+# "1. Artifacts --- updated by X". One \s after the number, not \s+: ".+" takes the other spaces (a line has
+# no \n), and the two trading a long run of spaces was quadratic.
+EDITOR_SUMMARY = re.compile(r"^\s*\d+\.\s.+\s-{2,3}\s+updated by\s+.+$")
 EXAMPLE_START = re.compile(r"^(?:Examples?|EXAMPLES?)[.:]")  # "Example: An ability ..." / wiki "Example. An ..."
 SHORT_TITLE = re.compile(r"^[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|of|the|and|a|an|in|to))*$")  # "Opal Acrolith"
 
 # Markdown export
-MD_HEADING = re.compile(r"^(?P<marks>#{1,6})\s+(?P<text>.*?)\s*#*\s*$")
+# "## 205.1. Title ##": the marks and the spaces after them. The title runs to the closing #s and spaces
+# (markdown.heading_span): "(?P<text>.*?)\s*#*\s*$" said the same, in time cubic in a run of spaces.
+MD_HEADING = re.compile(r"^(?P<marks>#{1,6})\s+")
 MD_RULE = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")  # ---
-MD_EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")  # *Chapter: ...*  **bold**
+# *Chapter: ...*  **bold**. Matched whole (fullmatch) as here; found inside a line by markdown.unemphasize, which
+# finds the same matches without looking for a closing mark to the end of the line from every opening one.
+MD_EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
 MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!])")
 
 # References inside rule text: "rule 409", "rules 212.2h-k", "rule 212.2h through rule 212.2k", "section 3".

@@ -111,7 +111,7 @@ def segment(doc: CleanDoc, cache: ParagraphCache) -> list[Rule]:
     drafts: list[_Draft] = []
     pending_title = ""
     pending_pieces: list[list[int]] = []
-    offset = 0
+    offset = commentaries = 0
     for p in doc.paragraphs:
         a = cache[p.text] if p.role not in UNANALYSED else None
         end = offset + len(p.text)
@@ -123,8 +123,8 @@ def segment(doc: CleanDoc, cache: ParagraphCache) -> list[Rule]:
             pending_title = p.text
             pending_pieces.append([offset, end])
         elif p.role == "commentary" and not (a.example and current):
-            draft = _Draft(f"{doc.source.source_id}.c{sum(d.kind == 'commentary' for d in drafts) + 1}",
-                           "commentary", p.first_line, title=pending_title)
+            commentaries += 1  # counted as they come: summing over the drafts each time was quadratic
+            draft = _Draft(f"{doc.source.source_id}.c{commentaries}", "commentary", p.first_line, title=pending_title)
             draft.pieces += pending_pieces + [[offset, end]]
             draft.text.append((p.text, a, 0))
             drafts.append(draft)
@@ -319,29 +319,31 @@ def _sentences(parts) -> Iterable[str]:
 
 def _references(d: _Draft, kind: str) -> list[str]:
     """Rules the text and examples point to; commentary also points to the rules it cites."""
-    out: list[str] = []
+    out: dict[str, None] = {}  # in order, once each (a list searched for each target was quadratic)
     for text, a, base in d.text + d.raw_examples:
         for s, e, targets in (a.references if a else ()):
             if base <= s and e <= base + len(text):
-                out += [t for t in targets if t not in out]
+                out.update(dict.fromkeys(targets))
     if kind == "commentary":
-        out += [c.value for c in _citations(d.text, d.raw_examples) if c.source == "CR"]
-    return list(dict.fromkeys(out))
+        out.update(dict.fromkeys(c.value for c in _citations(d.text, d.raw_examples) if c.source == "CR"))
+    return list(out)
 
 
 def _citations(parts, example_parts=()) -> list[Citation]:
     out = []
     example_no = {id(p): n for n, p in enumerate(_example_heads(example_parts), 1)}
+    examples = set(example_parts)  # looked up once a part: `in example_parts` per citation was quadratic
     number = 0
     for part in list(parts) + list(example_parts):
         text, a, base = part
-        if part in example_parts:
+        in_example = part in examples
+        if in_example:
             number = example_no.get(id(part), number)
         for s, e, source, value in (a.citations if a else ()):
             if base <= s and e <= base + len(text):
                 value = value.replace("/", "-") if re.fullmatch(r"\d{4}/\d\d/\d\d", value) else value
                 out.append(Citation(source, value, text[s - base:e - base],
-                                    f"example {number}" if part in example_parts else "text"))
+                                    f"example {number}" if in_example else "text"))
     return out
 
 

@@ -12,7 +12,9 @@ from pipeline.records import CleanDoc, SourceDoc
 from pipeline.sources.glossary import SENTENCE_END, glossary_paragraphs
 
 FIRST_RULE = re.compile(r"^\s*100\.\s?1[a-z]?\.?\s")  # the first numbered rule of every edition
-FIRST_RULE_ANYWHERE = re.compile(r"(?m)^\s*100\.\s?1[a-z]?\.?\s")
+# At a line's start: [^\S\n]* rather than \s*, which ran on across every blank line below each line start
+# (quadratic in a run of blank lines); a line start right before the rule number is found all the same.
+FIRST_RULE_ANYWHERE = re.compile(r"(?m)^[^\S\n]*100\.\s?1[a-z]?\.?\s")
 HEADING = re.compile(r"^\s*(?:[1-9]|\d{3})\.\s+\S")  # "1. The Game", "100. General"
 SEPARATOR = re.compile(r"^\s*(?:-{4,}|={4,}|_{4,}|\*{4,})\s*$")  # "------" under a heading, "=====" boxes
 RULE_LINE = re.compile(r"^\d{3}\.(?:\d+[a-z]?\.?)?\s")  # "100. General", "100.1. These", "100.1a A"
@@ -48,7 +50,7 @@ def effective_date(text: str) -> str | None:
 
 def clean(doc: SourceDoc, furniture=None) -> CleanDoc:
     """`furniture(lines)` -> {line index: reason}: lines to drop first (a PDF's running heads)."""
-    ledger = Ledger(doc.text)
+    ledger = Ledger(doc.text, doc.path)
     lines = ledger.lines
     aside = furniture(lines) if furniture else {}
     aside.update((i, "separator lines") for i, line in enumerate(lines) if SEPARATOR.match(line))

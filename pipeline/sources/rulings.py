@@ -5,7 +5,7 @@ import re
 
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
-from pipeline.clean import Ledger, unwrap
+from pipeline.clean import Ledger, check_size, unwrap
 from pipeline.patterns import EXAMPLE_START, NUMBERED_START, RULINGS_BANNER, TABLE_RESIDUE
 from pipeline.records import CleanDoc, SourceDoc
 
@@ -13,12 +13,13 @@ CELL_GAP = "  "  # how the text rendering separates table cells
 
 
 def clean_text(doc: SourceDoc) -> CleanDoc:
-    return _clean(doc, Ledger(doc.text))
+    return _clean(doc, Ledger(doc.text, doc.path))
 
 
 def clean_html(doc: SourceDoc) -> CleanDoc:
+    check_size(doc.text, doc.path)
     text, headers = render_table(doc.text)
-    return _clean(doc, Ledger(text), html_chars=len(doc.text), header_lines=headers)
+    return _clean(doc, Ledger(text, doc.path), html_chars=len(doc.text), header_lines=headers)
 
 
 def render_table(html: str) -> tuple[str, set[int]]:
@@ -27,21 +28,40 @@ def render_table(html: str) -> tuple[str, set[int]]:
     The page puts the *next* section's heading in the cell beside the current section's rules;
     the text keeps that order, because segmentation places rules by number, not by position.
     Returns the text and the (1-based) numbers of the lines that came from header rows.
+    A table inside a cell is that cell's text: its rows are not rows of the table around it.
     """
     soup = BeautifulSoup(html, "html.parser")
     tables = soup.find_all("table")
     if not tables:
         return soup.get_text(), set()
-    table = max(tables, key=lambda t: len(t.find_all("tr")))
+    rows = {id(t): outermost(t, ("tr",), ("table",)) for t in tables}
+    table = max(tables, key=lambda t: len(rows[id(t)]))
     lines: list[str] = []
     headers: set[int] = set()
-    for tr in table.find_all("tr"):
-        cells = [_cell_text(c).split("\n") for c in tr.find_all(["td", "th"])] or [[""]]
+    for tr in rows[id(table)]:
+        own_cells = outermost(tr, ("td", "th"), ("table",))
+        cells = [_cell_text(c).split("\n") for c in own_cells] or [[""]]
         row = [CELL_GAP.join(cell[0] for cell in cells)] + [line for cell in cells for line in cell[1:]]
-        if not tr.find("td"):
+        if not any(c.name == "td" for c in own_cells):
             headers.update(range(len(lines) + 1, len(lines) + len(row) + 1))
         lines += row
     return "\n".join(lines), headers
+
+
+def outermost(tag: Tag, names: tuple[str, ...], closed: tuple[str, ...] = ()) -> list[Tag]:
+    """The tags named `names` under `tag`, in document order, not looking inside one found or inside
+    a `closed` tag (a nested table). Each tag is looked at once: nested tables cost linear time, not
+    cubic (find_all walked every row's cells again for each table and row around them)."""
+    found, stack = [], list(reversed(tag.contents))
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, Tag):
+            continue
+        if node.name in names:
+            found.append(node)
+        elif node.name not in closed:
+            stack.extend(reversed(node.contents))
+    return found
 
 
 def _cell_text(cell: Tag) -> str:
