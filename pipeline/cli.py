@@ -427,9 +427,10 @@ def _comparison(a: str, b: str, show_all: bool, as_json: bool, html: bool, repor
     changes = sorted(recorded if recorded is not None else cmp.compare(old, new, cache),
                      key=lambda c: natural_key(c.old_rule_id or c.new_rule_id))
     if html:
-        from pipeline import report
+        from pipeline import publish, report
         name = f"{Path(a).stem}_{Path(b).stem}"
-        path = report.render_comparison(changes, old, new, reports, name)
+        with publish.locked(reports):  # never beside a run writing the same folder, never through a link
+            path = report.render_comparison(changes, old, new, reports, name)
         click.echo(f"wrote {path}", err=True)
     olds, news = {r.rule_id: r for r in old}, {r.rule_id: r for r in new}
     if as_json:

@@ -221,3 +221,18 @@ def test_a_planted_stage_tag_is_a_clear_error_not_a_traceback(tmp_path):
     result = CliRunner().invoke(main, ["segment", "--processed", str(processed), "-q"])
     assert result.exit_code == 1 and "'../../evil', which is no stage" in result.output
     assert "Traceback" not in result.output
+
+
+def test_compare_report_never_writes_through_a_link(tmp_path):
+    """`compare A B --report` writes into reports/ like a run: a linked reports/compare is refused."""
+    head = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n100. General\n\n"
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text(head.format("May 1, 2020") + "100.1. These Magic rules apply to any game.\n", encoding="utf-8")
+    b.write_text(head.format("June 1, 2020") + "100.1. These Magic rules apply to every game.\n", encoding="utf-8")
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    other, link = linked_away(tmp_path, reports, "compare")
+    result = CliRunner().invoke(main, ["compare", str(a), str(b), "--report", "--reports", str(reports),
+                                       "--processed", str(tmp_path / "p")])
+    assert result.exit_code == 1 and "symbolic link" in result.output, result.output
+    assert sorted(p.name for p in other.iterdir()) == ["keep.html"]
