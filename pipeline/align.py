@@ -34,7 +34,7 @@ from pipeline.clean import compare_form
 from pipeline.errors import PipelineError
 from pipeline.patterns import NUMBER_IN_TEXT, TERMINOLOGY
 from pipeline.records import Match, Rule
-from pipeline.trace import content_words, reworded, rule_words, sentences, sorted_words, trace, units
+from pipeline.trace import ORDINALS, content_words, reworded, rule_words, sentences, sorted_words, trace, units
 
 HEADINGS = ("part", "chapter", "section")
 ONE_TO_ONE = ("same", "moved", "fuzzy", "override", "traced", "renamed")
@@ -151,8 +151,10 @@ def _group(r: Rule) -> str:
     return "glossary" if r.kind == "glossary" else ("commentary" if r.kind == "commentary" else "body")
 
 
-def _exact(old, new, o, n, text) -> tuple[list[Match], list[int], list[int]]:
-    """Same number and words, then same words under another number (pairing repeats in order)."""
+def _exact(old, new, o, n, text, near=None) -> tuple[list[Match], list[int], list[int]]:
+    """Same number and words, then same words under another number (pairing repeats in order).
+    `near(texts)`: those of the moving texts that are not told apart by their words (`_near_copies`),
+    left to the scored match, where the rule's place counts."""
     found = []
     new_by_key = {(new[j].rule_id, new[j].occurrence): j for j in n}
     used_new = set()
@@ -168,9 +170,10 @@ def _exact(old, new, o, n, text) -> tuple[list[Match], list[int], list[int]]:
     for j in n:
         if j not in used_new:
             by_text[text(new[j])].append(j)
+    unsure = near(sorted({text(old[i]) for i in rest_o if text(old[i]) in by_text})) if near else set()
     still_o = []
     for i in rest_o:
-        candidates = by_text.get(text(old[i]))
+        candidates = None if text(old[i]) in unsure else by_text.get(text(old[i]))
         if candidates:
             found.append(Match(i, candidates.pop(0), 100.0, "moved"))
         else:
@@ -179,14 +182,37 @@ def _exact(old, new, o, n, text) -> tuple[list[Match], list[int], list[int]]:
     return found, still_o, [j for j in n if j not in used_new]
 
 
+NEAR_COPY = 90  # a text this like another rule's ("Third, the active player gets priority." beside "Fourth, ...")
+
+
+def _near(old, new, o, n, text):
+    """near(texts): the texts that have a near copy, not the same, among the rules of either edition:
+    template wording a rule shares with its siblings. Found word for word at another number, such a
+    rule may have moved, or a sibling may have taken its words (509.4 "Fourth, the active player gets
+    priority" of 2020 is not 505.6 of 2025, the main phase's "Third, ..." renumbered)."""
+    def near(texts: list[str]) -> set[str]:
+        if not texts:
+            return set()
+        pool = sorted({text(old[i]) for i in o} | {text(new[j]) for j in n})
+        out = set()
+        step = max(1, BLOCK_CELLS // len(pool))
+        for start in range(0, len(texts), step):
+            block = texts[start:start + step]
+            close = process.cdist(block, pool, scorer=fuzz.ratio, score_cutoff=NEAR_COPY, dtype=np.uint8, workers=-1)
+            out |= {t for t, row in zip(block, close) if np.count_nonzero(row) > 1}  # itself, and another
+        return out
+    return near
+
+
 def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match], list[Match]]:
     """One-to-one matches, then what sentence tracing adds: (primary matches, split/merge extras)."""
     found, forced_o, forced_n = _forced(old, new, o, n, force)
     rest_o = [i for i in o if i not in forced_o]
     rest_n = [j for j in n if j not in forced_n]
-    exact, rest_o, rest_n = _exact(old, new, rest_o, rest_n, _text)
+    exact, rest_o, rest_n = _exact(old, new, rest_o, rest_n, _text, _near(old, new, o, n, _text))
     found += exact
-    folded, rest_o, rest_n = _exact(old, new, rest_o, rest_n, lambda r: score_form(_text(r)))  # "his or her" -> "their"
+    folded_form = lambda r: score_form(_text(r))  # noqa: E731  "his or her" -> "their"
+    folded, rest_o, rest_n = _exact(old, new, rest_o, rest_n, folded_form, _near(old, new, o, n, folded_form))
     found += [Match(m.old, m.new, 100.0, "fuzzy") for m in folded]
     if rest_o and rest_n:
         found += _fuzzy(old, new, rest_o, rest_n, found, forbid, _identity(old, new, o, n))
@@ -212,7 +238,38 @@ def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match],
         return found, extra
     more, merged = _reworded(old, new, o, n, found, extra, both, home, allowed)
     found, extra = found + more, extra + merged
-    return found + _placed(old, new, o, n, found, extra, both, allowed), extra
+    found += _placed(old, new, o, n, found, extra, both, allowed)
+    return found + _gaps(old, new, o, n, found, extra, both, allowed), extra
+
+
+GAP_SHARE = 0.25  # of each rule's own words (by rarity) found in the other: a rule rewritten in its place
+
+
+def _gaps(old, new, o, n, found, extra, both, allowed) -> list[Match]:
+    """A rule rewritten between the same two neighbours: the rules before and after an ended rule
+    went to two rules with exactly one added rule between them (110.5a -> 111.2 of 2020, a token's
+    owner, under 110.5 -> 111.1). The place says it is the same rule, as a line of a diff between
+    two unchanged lines; its words need only confirm it (a fair share of each rule's own words is in
+    the other: a rule replaced by one on another subject keeps too few)."""
+    went = {m.old: m.new for m in found}
+    came = set(went.values()) | {m.new for m in extra}
+    ended = {m.old for m in extra}
+    at = {j: q for q, j in enumerate(n)}
+    (old_words, old_idf, _), (new_words, new_idf, _) = map(rule_words, both)
+    out = []
+    for p in range(1, len(o) - 1):
+        i, before, after = o[p], went.get(o[p - 1]), went.get(o[p + 1])
+        if i in went or i in ended or before is None or after is None or at[after] - at[before] != 2:
+            continue
+        j = n[at[before] + 1]
+        if j in came or _is_piece(old[i]) or _is_piece(new[j]) or not allowed(i, j) \
+                or {old[i].kind, new[j].kind} - {"rule", "subrule"}:
+            continue
+        a, b = old_words.get(i, frozenset()), new_words.get(j, frozenset())
+        if min(_share(a & b, a, old_idf), _share(a & b, b, new_idf)) >= GAP_SHARE:
+            out.append(Match(i, j, round(fuzz.ratio(score_form(_text(old[i])), score_form(_text(new[j]))), 1),
+                             "traced", True))
+    return out
 
 
 def _placed(old, new, o, n, found, extra, both, allowed) -> list[Match]:
@@ -368,13 +425,23 @@ def _identity(old, new, o, n):
     an edition ("Third, the active player gets priority.") says nothing about which rule it is."""
     parts = ({("old", i): sentences(old[i], score_form) for i in o}
              | {("new", j): sentences(new[j], score_form) for j in n})
-    copies = {side: Counter(s for (k, _), ss in parts.items() if k == side for s in set(ss)) for side in ("old", "new")}
+    copies = {side: Counter(_template(s) for (k, _), ss in parts.items() if k == side for s in set(ss))
+              for side in ("old", "new")}
 
     def form(side: str, k: int, r: Rule) -> str:
-        kept = [s for s in parts[(side, k)] if copies[side][s] < 2]
+        kept = [s for s in parts[(side, k)] if copies[side][_template(s)] < 2]
         return " ".join(kept) if kept and r.compare else score_form(_text(r))
-    form.stock = {i for i in o if not [s for s in parts[("old", i)] if copies["old"][s] < 2]}  # all boilerplate
+    form.stock = {i for i in o if not [s for s in parts[("old", i)] if copies["old"][_template(s)] < 2]}
     return form
+
+
+ORDINAL = re.compile(r"\b(?:" + "|".join(ORDINALS) + r")\b")
+
+
+def _template(sentence: str) -> str:
+    """A sentence with its ordinals blanked: "third, the active player gets priority." is the same
+    template as "fourth, ...", printed in every step of the turn."""
+    return ORDINAL.sub("#", sentence)
 
 
 def _fuzzy(old, new, o, n, anchors, forbid, form) -> list[Match]:

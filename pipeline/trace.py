@@ -34,9 +34,12 @@ VERBATIM = 97  # a piece one word shorter than MIN_PIECE_WORDS counts only when 
 RARE_IN = 3  # a word in at most this many rules (and 1% of them) names something: a keyword, a card type
 CANDIDATES = 6  # per sentence, the old (or new) sentences sharing the most rare words
 WORD = re.compile(r"[a-z][a-z'’-]+")
+# Ordinals name a place in a sequence ("Third, the active player gets priority."), not a subject: a
+# step inserted before renumbers them, and the place is weighed as structure.
+ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
 STOP = frozenset("the a an of to and or in on is are be it its that this with for as by any each if may "
                  "can can't from has have was were which who their they them his her he she one rule see "
-                 "rules player players".split())
+                 "rules player players".split() + ORDINALS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,3 +69,49 @@ def test_a_fragment_ends_nothing():
 ])
 def test_names_reworded(a, b, common):
     assert _common(_stems(a), _stems(b)) == common
+
+
+# --- the turn's template rules and rules rewritten in their place (issue 21) --------------------------
+
+PRIORITY = "{}, the active player gets priority. (See rule 117, \u201cTiming and Priority.\u201d)"
+STEPS = [  # each step: its turn-based actions, then "N-th, the active player gets priority"
+    ("505.1", "The main phase has no beginning-of-phase actions that use the stack."),
+    ("505.2", "First, the active player puts a lore counter on each Saga they control."),
+    ("505.3", PRIORITY.format("Second")),
+    ("509.1", "First, the defending player declares blockers."),
+    ("509.2", "Second, the active player announces the damage assignment order of each blocked creature."),
+    ("509.3", PRIORITY.format("Third")),
+]
+
+
+def test_an_ordinal_template_follows_its_step_not_its_words():
+    """A step gains an action and loses another: "Second, ... priority" of the main phase becomes
+    "Third, ..." there, and the blockers step's "Third, ..." becomes "Second, ...". The words alone say
+    505.3 -> 509.2 (identical text); the place says 505.3 -> 505.4 and 509.3 -> 509.2."""
+    old = edition("2000-01-01", *FILLER, *STEPS)
+    new = edition("2001-01-01", *FILLER, *STEPS[:2],
+                  ("505.3", "Second, the active player rolls to visit their Attractions."),
+                  ("505.4", PRIORITY.format("Third")), STEPS[3], ("509.2", PRIORITY.format("Second")))
+    found, _ = changes_of(old, new)
+    assert found[("505.3", "505.4")].change == "modified"
+    assert found[("509.3", "509.2")].change == "modified"
+    assert ("509.2", "") in found and ("", "505.3") in found
+
+
+TOKEN_OWNER = "A token is both owned and controlled by the player under whose control it entered the battlefield."
+TOKEN_OWNER_NOW = ("The player who creates a token is its owner. The token enters the battlefield under that player's "
+                   "control.")
+
+
+def test_a_rule_rewritten_between_the_same_neighbours_continues():
+    """110.5a -> 111.2 of 2020: its neighbours moved together, one rule ended and one came between
+    them, and each keeps a fair share of the other's own words: modified, not removed + added."""
+    around = [("110.5", "Some effects put tokens onto the battlefield. A token is a marker used to represent a "
+                        "permanent that isn't a card."),
+              ("110.5b", "A token's subtypes and name are defined by the effect that created it.")]
+    old = edition("2000-01-01", *FILLER, around[0], ("110.5a", TOKEN_OWNER), around[1])
+    new = edition("2001-01-01", *FILLER, ("111.1",) + around[0][1:], ("111.2", TOKEN_OWNER_NOW),
+                  ("111.3",) + around[1][1:])
+    found, _ = changes_of(old, new)
+    assert found[("110.5a", "111.2")].change == "modified"
+
