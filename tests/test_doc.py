@@ -13,7 +13,7 @@ from pipeline.sources.containers import extract
 from pipeline.sources.msdoc import plain
 from conftest import ARCHIVE, FORMATS
 from test_formats import _key, _lost_in_txt, _records, _words
-from wordfile import ENCRYPTED, WHICH_TABLE, clx, word_file
+from wordfile import ENCRYPTED, WHICH_TABLE, chain_loop, clx, word_file
 
 needs_formats = pytest.mark.formats
 SAMPLES = ["2005-10-01.doc", "2009-05-01.doc"]
@@ -66,17 +66,11 @@ def test_property_modifiers_before_the_piece_table_are_skipped():
     assert _text(word_file(["text\r"], table=table)) == "text\n"
 
 
-def _loop(fat, starts):
-    """The WordDocument stream's 4th sector (of 8) chained back to its first: olefile alone would read
-    sectors 1-4 twice, as if they were the stream."""
-    fat[starts["WordDocument"] + 3] = starts["WordDocument"]
-
-
 @pytest.mark.parametrize("data, message", [
     (word_file(["x\r"], flags=WHICH_TABLE | ENCRYPTED), "an encrypted (password-protected) Word document"),
     (word_file(["x\r"], streams={"1Table": None}), "without a 1Table stream"),
     (word_file(["x\r"], streams={"WordDocument": None, "Workbook": b"x"}), "not a Word document (an Excel"),
-    (word_file(["x\r"], chain_edit=_loop), "sector chain of its WordDocument stream loops back on itself"),
+    (word_file(["x\r"], chain_edit=chain_loop()), "sector chain of its WordDocument stream loops back on itself"),
     (word_file(["x\r"], stream_size=1 << 20), "sector chain of its WordDocument stream ends early"),
     (word_file(["x\r"])[:3000], "damaged Word 97-2003 file (OLE container"),
     (word_file(["x\r"], ccp_text=5), "its piece table holds 2 of the 5 characters"),

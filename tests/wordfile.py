@@ -29,11 +29,11 @@ def fib(ccp_text: int, fc_clx: int, lcb_clx: int, flags: int = WHICH_TABLE, n_fi
 
 def clx(pieces: list[tuple[int, int, bool]], modifiers: int = 0) -> bytes:
     """A CLX: `modifiers` empty property modifiers, then the piece table of (characters, offset, 8-bit?)."""
-    positions, descriptors = [0], b""
+    positions, descriptors = [0], []
     for n_chars, offset, eight_bit in pieces:
         positions.append(positions[-1] + n_chars)
-        descriptors += struct.pack("<HIH", 0, (2 * offset | COMPRESSED) if eight_bit else offset, 0)
-    table = struct.pack(f"<{len(positions)}i", *positions) + descriptors
+        descriptors.append(struct.pack("<HIH", 0, (2 * offset | COMPRESSED) if eight_bit else offset, 0))
+    table = struct.pack(f"<{len(positions)}i", *positions) + b"".join(descriptors)
     return b"\x01\0\0" * modifiers + b"\x02" + struct.pack("<I", len(table)) + table
 
 
@@ -55,6 +55,14 @@ def word_file(parts, *, flags: int = WHICH_TABLE, ccp_text: int | None = None, t
     named = {"WordDocument": word, "1Table" if flags & WHICH_TABLE else "0Table": table}
     named.update(streams or {})
     return compound_file({k: v for k, v in named.items() if v is not None}, chain_edit, stream_size)
+
+
+def chain_loop(stream: str = "WordDocument", after: int = 4):
+    """A chain_edit: the stream's `after`-th sector chained back to its first, so olefile alone would read
+    the first sectors over and over, as if they were the stream."""
+    def edit(fat, starts):
+        fat[starts[stream] + after - 1] = starts[stream]
+    return edit
 
 
 def compound_file(streams: dict[str, bytes], chain_edit=None, stream_size: int | None = None) -> bytes:
