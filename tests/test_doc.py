@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 
+from pipeline.edition import merge
 from pipeline.errors import SourceError
 from pipeline.ingest import read_source
 from pipeline.segment import ParagraphCache
@@ -116,6 +117,19 @@ def test_same_records_as_the_txt_twin(name, cache):
     differ = [k for k in theirs if _words(ours[k]) != _words(theirs[k])]
     assert all(_lost_in_txt(theirs[k], ours[k]) for k in differ)
     assert len(differ) == {"2005-10-01.doc": 0, "2009-05-01.doc": 75}[name]
+
+
+@needs_formats
+def test_doc_rtf_and_txt_of_one_edition_merge_like_copies(cache):
+    """The .doc is the cleanest of the three (real typography, nothing lost): its text comes first."""
+    docs, rules = [], []
+    for path in (ARCHIVE / "2005-10-01.txt", FORMATS / "2005-10-01.rtf", FORMATS / "2005-10-01.doc"):
+        doc, records = _records(path, cache)
+        docs.append(doc)
+        rules += records
+    merged = merge(rules, docs)
+    assert len(merged) == len(rules) // 3 and not [r for r in merged if "conflict" in r.flags]
+    assert {r.source for r in merged} == {"2005-10-01.doc;2005-10-01;2005-10-01.rtf"}
 
 
 @needs_formats
