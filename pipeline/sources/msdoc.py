@@ -60,14 +60,13 @@ class Fib:
 
 
 def extract_text(data: bytes, path: object = None) -> tuple[str, str]:
-    try:
-        ole = olefile.OleFileIO(io.BytesIO(data), raise_defects=olefile.DEFECT_INCORRECT)
-    except OSError as e:  # olefile.OleFileError is an OSError
+    try:  # olefile's errors (OleFileError) are OSErrors, raised opening the file or a stream
+        with olefile.OleFileIO(io.BytesIO(data), raise_defects=olefile.DEFECT_INCORRECT) as ole:
+            word = _stream(ole, "WordDocument", path, "not a Word document (an Excel or PowerPoint file?)")
+            fib = read_fib(word, path)
+            table = _stream(ole, fib.table, path, "the FIB names a table stream the file does not have")
+    except OSError as e:
         raise SourceError(f"a damaged Word 97-2003 file (OLE container: {e})", path=path) from None
-    with ole:
-        word = _stream(ole, "WordDocument", path, "not a Word document (an Excel or PowerPoint file?)")
-        fib = read_fib(word, path)
-        table = _stream(ole, fib.table, path, "the FIB names a table stream the file does not have")
     pieces = read_pieces(_clx(table, fib, path), path)
     if pieces[-1][1] < fib.ccp_text:
         raise SourceError(f"a damaged Word 97-2003 file (its piece table holds {pieces[-1][1]:,} of the "
