@@ -10,7 +10,7 @@ from pipeline.records import CleanDoc, Edition, Rule  # noqa: F401 (Edition: imp
 from pipeline.segment import rule_order
 
 DAMAGE = re.compile(r"(?<=\w)\?(?=\w)|\s\?\s|--|(?<=\w)_\W|<(?:https?://|www\.)")
-FORMAT_ORDER = {"docx": 0, "rtf": 1, "official": 2, "pdf": 3}
+FORMAT_ORDER = {"docx": 0, "doc": 1, "rtf": 2, "official": 3, "pdf": 4}
 
 
 def merge(rules: list[Rule], docs: list[CleanDoc]) -> list[Rule]:

@@ -1,4 +1,4 @@
-"""PDF, DOCX and RTF editions: recognised by content, page furniture dropped, and the same records
+"""PDF, DOCX and RTF editions (DOC: test_doc.py): recognised by content, page furniture dropped, and the same records
 as the TXT of the same edition (tested on every pair in ../shared/cr-formats)."""
 import re
 from pathlib import Path
@@ -36,7 +36,7 @@ def test_sniff_by_content(head, expected):
 
 
 @pytest.mark.parametrize("data, fmt, message", [
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600, "doc", "save it as DOCX, PDF or plain text"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600, "doc", "a damaged Word 97-2003 file (OLE container"),
     (b"%PDF-1.4\nthis is not really a pdf", "pdf", "PDF"),
     (b"PK\x03\x04 broken zip", "docx", "Word document"),
 ])

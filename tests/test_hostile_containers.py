@@ -1,7 +1,8 @@
-"""Hostile PDF, DOCX and RTF files: a few KB or MB built to make a reader's cost explode (a zip or
+"""Hostile PDF, DOCX, RTF and DOC files: a few KB or MB built to make a reader's cost explode (a zip or
 Flate bomb, millions of empty paragraphs, tags or pages, a field or font table that sends striprtf's
-regexes into cubic backtracking). Each must be refused in well under 10 s and 1 GB with one line that
-names the file and the reason. The inputs are built here, in code: no committed binaries.
+regexes into cubic backtracking, a .doc's sector chain that loops or piece table that claims billions).
+Each must be refused in well under 10 s and 1 GB with one line that names the file and the reason.
+The inputs are built here, in code (.doc files by tests/wordfile.py): no committed binaries.
 
 Each file is ingested in a child process (`python tests/test_hostile_containers.py FOLDER`): its peak
 memory is its own or its children's (os.wait4's ru_maxrss: PDFium runs in a grandchild); the child's
@@ -30,12 +31,16 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from wordfile import ENCRYPTED, TEXT_AT, WHICH_TABLE, chain_loop, clx, word_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SECONDS = 10  # the bound under test
 MEMORY = 1 << 30  # bytes, peak resident
 AS_LIMIT = 3 << 30  # bytes of address space: the child fails rather than takes the machine
 HARD_LIMIT = 60  # seconds: a child still running is killed and the test fails
+# The child imports this tree's pipeline, not whichever one the environment has installed (a script's
+# sys.path starts with its own folder, tests/, and an editable install may point at another checkout).
+CHILD_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
 MB = 1 << 20
 
 # --- the inputs -----------------------------------------------------------------------------------
@@ -157,6 +162,21 @@ def rtf_font_table(entries: str) -> bytes:
     return ("{\\rtf1\\ansi\\ansicpg1252{\\fonttbl" + entries + "}\n" + "\\par\n".join(EDITION) + "}").encode()
 
 
+DOC_EDITION = "\r".join(EDITION) + "\r"
+
+
+def doc(extra: bytes = b"", **damage) -> bytes:
+    """A .doc of the edition's lines, then `extra` (8-bit characters), with `damage` (see wordfile.word_file)."""
+    return word_file([DOC_EDITION, extra], **damage)
+
+
+def doc_shared_pieces(n: int) -> bytes:
+    """8 M characters of field marks from a 0.4 MB file: `n` pieces that all read the same 1,000 bytes."""
+    marks, text = b"\x13\x14\x15\x13\x15" * 200, len(DOC_EDITION)
+    pieces = [(text, TEXT_AT, True)] + [(len(marks), TEXT_AT + text, True)] * n
+    return doc(marks + bytes(300_000), table=clx(pieces), ccp_text=text + len(marks) * n)
+
+
 def _nested(depth: int) -> bytes:
     """Raw deflate: `depth` stored blocks holding b"stream\\n" and a zlib header, each followed by 1,200
     empty stored blocks, so a stream starting inside one runs on to the end of the outer one."""
@@ -197,6 +217,18 @@ ATTACKS = {
     "pdf-16mb-dense-text-page": ("2026-01-16.pdf",
                                  lambda: pdf(flate([b"BT /F1 1 Tf ", *chunks(b"(a)Tj ", 16 * MB), b" ET"]),
                                              noise=2 * MB), "memory"),
+    "doc-fat-chain-loops": ("2026-01-16.doc", lambda: doc(bytes(50_000), chain_edit=chain_loop(after=40)),
+                            "loops back on itself"),
+    "doc-cut-in-half": ("2026-01-16.doc", lambda: doc(bytes(50_000))[:30_000], "damaged Word 97-2003 file"),
+    "doc-stream-claims-4gb": ("2026-01-16.doc", lambda: doc(stream_size=0xFFFFFFFF), "ends early"),
+    "doc-without-table-stream": ("2026-01-16.doc", lambda: doc(streams={"1Table": None}), "without a 1Table stream"),
+    "doc-encrypted": ("2026-01-16.doc", lambda: doc(flags=WHICH_TABLE | ENCRYPTED), "encrypted"),
+    "doc-200k-pieces": ("2026-01-16.doc", lambda: doc(table=clx([(1, TEXT_AT, True)] * 200_000)), "pieces"),
+    "doc-piece-claims-2g-characters": ("2026-01-16.doc", lambda: doc(table=clx([(2**31 - 1, TEXT_AT, True)]),
+                                                                      ccp_text=2**31 - 1), "characters"),
+    "doc-1m-nested-fields": ("2026-01-16.doc",
+                             lambda: doc(b"\x13 A \x14" * 1_000_000 + b"text" + b"\x15" * 1_000_000), None),
+    "doc-8m-field-marks-from-shared-pieces": ("2026-01-16.doc", lambda: doc_shared_pieces(7990), None),
 }
 SLOW = {"docx-1gb-whitespace", "pdf-1gb-content-stream", "pdf-1gb-ascii85-wrapped", "pdf-16mb-dense-text-page"}
 
@@ -221,7 +253,7 @@ def run_child(folder: Path) -> dict:
     """ingest_folder in a child process: its report, its peak memory in bytes, and its stderr."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         child = subprocess.Popen([sys.executable, __file__, str(folder)], cwd=ROOT, stdout=out, stderr=err,
-                                 start_new_session=True, preexec_fn=_limit_address_space)
+                                 start_new_session=True, preexec_fn=_limit_address_space, env=CHILD_ENV)
         started = time.monotonic()
         while True:
             pid, status, usage = os.wait4(child.pid, os.WNOHANG)
@@ -263,7 +295,8 @@ def test_hostile_container_is_refused_quickly_in_one_line(attack, tmp_path):
 # --- the readers under mutation -------------------------------------------------------------------
 
 FUZZ_SECONDS = 20  # per mutated file: reading the real one takes 0.3-0.7 s
-SEEDS = ("2003-10-01.pdf", "2013-04-29.docx", "2005-10-01.rtf")  # the smallest real file of each format
+# the smallest real file of each format
+SEEDS = ("2003-10-01.pdf", "2013-04-29.docx", "2005-10-01.rtf", "2005-10-01.doc")
 
 
 class Reader:
@@ -272,7 +305,7 @@ class Reader:
 
     def __init__(self):
         self.child = subprocess.Popen([sys.executable, __file__, "--reader"], cwd=ROOT, stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, preexec_fn=_limit_address_space)
+                                      stdout=subprocess.PIPE, preexec_fn=_limit_address_space, env=CHILD_ENV)
 
     def read(self, data: bytes, fmt: str) -> dict:
         self.child.stdin.write(struct.pack(">4sQ", fmt.encode(), len(data)) + data)
@@ -327,6 +360,19 @@ def mutate(data: bytes, seed: int, n: int) -> bytes:
     return bytes(out)
 
 
+def mutate_in_place(data: bytes, seed: int, n: int) -> bytes:
+    """`n` edits that move nothing (bits flipped, spans overwritten): a .doc's sectors stay where its FAT
+    says, so the edits reach the FIB, the piece table and the text, not only the container."""
+    rng, out = random.Random(seed), bytearray(data)
+    for _ in range(n):
+        at, span = rng.randrange(len(out)), rng.randint(1, 64)
+        if rng.random() < 0.5:
+            out[at] ^= 1 << rng.randrange(8)
+        else:
+            out[at:at + span] = rng.randbytes(len(out[at:at + span]))
+    return bytes(out)
+
+
 PARAGRAPH = re.compile(rb"<w:p[ >].*?</w:p>", re.S)
 
 
@@ -358,10 +404,14 @@ def mutate_part(package: bytes, part: str, seed: int, n: int) -> bytes:
 @settings(max_examples=60, deadline=None)
 @given(name=st.sampled_from(SEEDS), seed=st.integers(0, 2**32), n=st.integers(1, 40), inside=st.booleans())
 def test_mutated_real_files_are_read_or_refused_in_bounds(reader, name, seed, n, inside):
-    """`inside`: a DOCX's document.xml is mutated, not its ZIP (which would rarely get past the CRC)."""
+    """`inside`: a DOCX's document.xml is mutated, not its ZIP (which would rarely get past the CRC); a
+    .doc's bytes are mutated in place (a byte dropped or put in moves every sector after it)."""
     from conftest import FORMATS
     fmt, data = name.rsplit(".", 1)[1], (FORMATS / name).read_bytes()
-    mutated = mutate_part(data, "word/document.xml", seed, n) if fmt == "docx" and inside else mutate(data, seed, n)
+    if inside and fmt in ("docx", "doc"):
+        mutated = mutate_part(data, "word/document.xml", seed, n) if fmt == "docx" else mutate_in_place(data, seed, n)
+    else:
+        mutated = mutate(data, seed, n)
     outcome = reader.read(mutated, fmt)
     assert outcome["memory"] < MEMORY, outcome
     assert "chars" in outcome or ("\n" not in outcome["refused"] and outcome["refused"].startswith("mutated: "))

@@ -6,6 +6,7 @@ ADAPTERS = {
     "pdf": lambda doc: official.clean(doc, furniture=pdf.furniture),
     "docx": official.clean,
     "rtf": official.clean,
+    "doc": official.clean,
     "rulings-text": rulings.clean_text,
     "rulings-html": rulings.clean_html,
     "copy": copy.clean,

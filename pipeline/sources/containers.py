@@ -30,6 +30,7 @@ MAX_PDF_SECONDS = 30  # ... and its time [2.4 s: 2026 PDF]
 MAX_PARAGRAPHS = 100_000  # DOCX paragraphs [9,203: 2026 DOCX]
 MAX_XML_TAGS = 1_000_000  # '<' in a DOCX's parts, a bound on its XML elements [0.22 M: 2026 DOCX]
 MAX_ZIP_MEMBERS = 1_000  # parts of a DOCX [30: 2026 DOCX]
+MAX_DOC_PIECES = 100_000  # a .doc's piece table, pieces or property modifiers [20: 2005 DOC]
 INFLATED = f"bytes ({MAX_INFLATE_RATIO} times the file's size, at most {MAX_INFLATED_BYTES:,})"
 CHARACTERS = f"characters ({MAX_TEXT_RATIO} per byte of the file, at most {MAX_TEXT_CHARS:,})"
 
@@ -42,13 +43,11 @@ def sniff(data: bytes) -> str | None:
 
 def extract(data: bytes, fmt: str, path: object = None) -> tuple[str, str]:
     """(text, description of how it was read). Raises SourceError naming the file when it cannot."""
-    if fmt == "doc":
-        raise SourceError("a Word 97-2003 .doc file: no maintained pure-Python reader exists; "
-                          "open it in Word or LibreOffice and save it as DOCX, PDF or plain text", path=path)
     if len(data) > MAX_CONTAINER_BYTES:
         raise over_cap(f"a {fmt.upper()} file of", MAX_CONTAINER_BYTES, "bytes", path)
-    from pipeline.sources import pdf, rtf, word  # the readers load their libraries only when needed
-    reader = {"pdf": pdf.extract_text, "docx": word.extract_text, "rtf": rtf.extract_text}[fmt]
+    from pipeline.sources import msdoc, pdf, rtf, word  # the readers load their libraries only when needed
+    reader = {"pdf": pdf.extract_text, "docx": word.extract_text, "rtf": rtf.extract_text,
+              "doc": msdoc.extract_text}[fmt]
     try:
         text, how = reader(data, path)
     except SourceError:
