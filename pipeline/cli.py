@@ -232,7 +232,7 @@ def fetch_(into: Path, rules_page: str, cdx: str, wayback: str, since, formats: 
 @main.command(help="Print one rule's history: its number, change class and a redline in each edition (a run of "
                    "unchanged editions on one line), and the splits and merges at the step where they happened.")
 @click.argument("rule")
-@click.option("--edition", help="Pick the rule by its number in this edition (YYYY-MM-DD).")
+@click.option("--edition", help="Pick the rule by its number in this edition (YYYY-MM-DD, or a set code: M10).")
 @click.option("--all", "show_all", is_flag=True, help="One line for every edition, unchanged ones too.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (every edition, always).")
 @outputs
@@ -342,8 +342,9 @@ def _plain(value):
                    "meaning, were split, merged or removed.")
 @click.argument("source", metavar="TEXT|FILE")
 @click.option("--as-of", "as_of", required=True,
-              help="The date the text was written (YYYY-MM-DD): the edition in force then.")
-@click.option("--to", help="The edition (or a date: the edition in force then) to rewrite to; default: the latest.")
+              help="The date the text was written (YYYY-MM-DD, or a set code: M10): the edition in force then.")
+@click.option("--to", help="The edition (a date: the edition in force then, or a set code) to rewrite to; "
+                           "default: the latest.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @outputs
 @friendly_errors
@@ -356,7 +357,9 @@ def cite(source: str, as_of: str, to: str | None, as_json: bool, processed: Path
         click.echo(json.dumps(found, ensure_ascii=False, indent=1))
         return
     click.echo(found["text"], nl=not found["text"].endswith("\n"))
-    click.echo(f"--- {_count(len(found['citations']), 'citation')}, {found['from_edition']} -> {found['to_edition']}")
+    from pipeline.registry import label
+    click.echo(f"--- {_count(len(found['citations']), 'citation')}, {label(found['from_edition'])} -> "
+               f"{label(found['to_edition'])}")
     for c in found["citations"]:
         now = ", ".join(c["numbers"]) or "-"
         click.echo(f"line {c['line']}: {c['form']}  {c['cited']} -> {now}  {', '.join(c['marks']) or 'unchanged'}"
@@ -390,7 +393,8 @@ def identify(files: tuple[Path, ...], fmt: str | None, processed: Path):
                    f"({best} of {_count(len(found.misses), 'rule')})")
 
 
-@main.command(help="Compare two editions (dates in --processed) or two official rules files.")
+@main.command(help="Compare two editions (dates or set codes, e.g. ARB M10, in --processed) or two official "
+                   "rules files.")
 @click.argument("a")
 @click.argument("b")
 @click.option("--all", "show_all", is_flag=True, help="List unchanged rules too.")
@@ -416,11 +420,13 @@ def _comparison(a: str, b: str, show_all: bool, as_json: bool, html: bool, repor
     from pipeline import compare as cmp
     from pipeline.diff import redlines
     from pipeline.ruleid import sort_key as natural_key
-    old, new = cmp.rules_of(a, processed), cmp.rules_of(b, processed)
-    for spec, rules in ((a, old), (b, new)):
-        if rules and not Path(spec).is_file() and rules[0].edition != spec:
-            click.echo(f"note: {spec} is not an edition: {rules[0].edition} is the edition in force on that date",
-                       err=True)
+    notes: list[str] = []
+    old, new = cmp.rules_of(a, processed, notes), cmp.rules_of(b, processed, notes)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    if not Path(a).is_file() and not Path(b).is_file() and not as_json:
+        from pipeline.registry import label
+        click.echo(f"{label(old[0].edition)} -> {label(new[0].edition)}", err=True)
     from_files = Path(a).is_file() or Path(b).is_file()
     recorded = None if from_files else cmp.stored(processed, old, new)  # a step of the run: its own changes
     cache = processed / cmp.CACHE_FILE if from_files else None  # asked again: neither segmented nor aligned again
