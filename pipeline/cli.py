@@ -339,31 +339,67 @@ def _plain(value):
 
 @main.command(help="Rewrite the CR citations in TEXT (or a file; - reads standard input), written against the "
                    "edition in force on --as-of, to the numbers of another edition, marking rules that changed "
-                   "meaning, were split, merged or removed.")
-@click.argument("source", metavar="TEXT|FILE")
+                   "meaning, were split, merged or removed. With --check: report every stale citation in the files "
+                   "and folders given (exit 1 when any is stale, 0 when none, 2 when it cannot check); with --fix "
+                   "also rewrite the renumbered ones in place.")
+@click.argument("sources", nargs=-1, required=True, metavar="TEXT|FILE|PATH...")
 @click.option("--as-of", "as_of", required=True,
-              help="The date the text was written (YYYY-MM-DD, or a set code: M10): the edition in force then.")
+              help="The date the text was written (YYYY-MM-DD, or a set code: M10): the edition in force then. "
+                   "With --check, also git: each line against the date of the commit that last touched it.")
 @click.option("--to", help="The edition (a date: the edition in force then, or a set code) to rewrite to; "
                            "default: the latest.")
+@click.option("--check", "check", is_flag=True, help="Scan PATHs (files, folders) for stale citations.")
+@click.option("--fix", is_flag=True, help="With --check: rewrite renumbered citations in place, each in its form.")
+@click.option("--glob", "globs", multiple=True, help="With --check: only files whose name or relative path "
+                                                     "matches (e.g. '*.md'). Repeatable.")
+@click.option("--exclude", "excludes", multiple=True, help="With --check: skip files and folders that match. "
+                                                           "Repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--sarif", is_flag=True, help="With --check: SARIF 2.1.0 on standard output (code scanning).")
 @outputs
 @friendly_errors
-def cite(source: str, as_of: str, to: str | None, as_json: bool, processed: Path):
+def cite(sources: tuple[str, ...], as_of: str, to: str | None, check: bool, fix: bool, globs: tuple[str, ...],
+         excludes: tuple[str, ...], as_json: bool, sarif: bool, processed: Path):
+    if check:
+        sys.exit(_check(sources, as_of, to, fix, globs, excludes, as_json, sarif, processed))
+    if fix or globs or excludes or sarif or len(sources) > 1:
+        raise click.UsageError("--fix, --glob, --exclude, --sarif and several PATHs go with --check")
     from pipeline.cite import run as remap
-    found = remap(source, as_of, to, processed)
+    found = remap(sources[0], as_of, to, processed)
     for note in found["notes"]:
         click.echo(f"note: {note}", err=True)
     if as_json:
         click.echo(json.dumps(found, ensure_ascii=False, indent=1))
         return
-    click.echo(found["text"], nl=not found["text"].endswith("\n"))
     from pipeline.registry import label
+    click.echo(found["text"], nl=not found["text"].endswith("\n"))
     click.echo(f"--- {_count(len(found['citations']), 'citation')}, {label(found['from_edition'])} -> "
                f"{label(found['to_edition'])}")
     for c in found["citations"]:
         now = ", ".join(c["numbers"]) or "-"
         click.echo(f"line {c['line']}: {c['form']}  {c['cited']} -> {now}  {', '.join(c['marks']) or 'unchanged'}"
                    + (f" ({c['detail']})" if c["detail"] else ""))
+
+
+def _check(sources: tuple[str, ...], as_of: str, to: str | None, fix: bool, globs: tuple[str, ...],
+           excludes: tuple[str, ...], as_json: bool, sarif: bool, processed: Path) -> int:
+    """`cite --check`: 1 when a citation is stale, 0 when none is; anything that stops the check is a usage
+    error (2), so that CI never reads a missing dataset as a stale citation."""
+    from pipeline import citerun
+    missing = [s for s in sources if not Path(s).exists()]
+    if missing or (as_json and sarif):
+        raise click.UsageError(f"no such file or folder: {', '.join(missing)}" if missing else
+                               "--json and --sarif: one output format")
+    try:
+        checked = citerun.check([Path(s) for s in sources], as_of, to, processed, globs, excludes, fix)
+    except PipelineError as e:
+        raise click.UsageError(str(e)) from None
+    for line in citerun.summary(checked):
+        click.echo(line, err=True)
+    out = citerun.as_sarif(checked) if sarif else citerun.as_json(checked) if as_json else None
+    click.echo(out if out is not None else "\n".join(citerun.lines(checked)), nl=True) \
+        if out is not None or checked.findings or checked.fixed else None
+    return 1 if checked.findings else 0
 
 
 @main.command(help="Tell which editions an undated fragment's text matches: those in which every "
