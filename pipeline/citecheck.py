@@ -93,7 +93,7 @@ class Fates:
         if not self.known(number, a):
             return self._absent(number, a)
         fate = r.remap(number, a, b)
-        if fate.numbers and fate.numbers[0] == number and "merged" not in fate.marks:
+        if fate.numbers and fate.numbers[0] == number:  # merged into the rule that has its number: still right
             return None
         where = f"{number} ({registry.label(a)})"
         if "merged" in fate.marks:
