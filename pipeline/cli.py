@@ -586,8 +586,18 @@ def _summary(result) -> None:
     if result.editions:
         click.echo(f"{result.records} records in {len(result.editions)} editions "
                    f"({result.cache[0]} paragraphs analysed by spaCy now, {result.cache[1]} in the cache)")
+        _missing_editions([e.edition for e in result.editions if e.complete or e.truncated])
     timing = ", ".join(f"{k} {v:.1f}s" for k, v in result.seconds.items())
     click.echo(f"time: {timing}", err=True)
+
+
+def _missing_editions(editions: list[str]) -> None:
+    """The published editions (pipeline/data/sets.csv) between the run's first and last that it lacks."""
+    from pipeline.registry import missing
+    lacking = [f"{s.effective} {s.set_code}" for s in missing(editions)]
+    if lacking:
+        click.echo(f"{_count(len(lacking), 'published edition')} between {min(editions)} and {max(editions)} "
+                   f"not in the run: {', '.join(lacking[:6])}{' ...' if len(lacking) > 6 else ''}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -93,3 +93,14 @@ def test_set_codes_work_everywhere(archive_run):
     history = run(main, ["history", "205.1a", "--edition", "DSK", "--processed", str(processed)])
     assert history.exit_code == 0 and "note: DSK (2024-09-20, Duskmourn: House of Horror) is not in the datasets: " \
         "2020-06-01 (IKO_2, Companion Change) is the edition in force on that date" in history.output
+
+
+def test_the_editions_table_and_the_index_carry_set_names(seeds_run, tmp_path):
+    from pipeline import load, stages
+    _, processed = seeds_run
+    table = load.read(processed, "editions", columns=["edition", "set_code", "set_name"]).to_pylist()
+    assert {"edition": "2011-06-17", "set_code": "CMD", "set_name": "Commander 2011"} in table
+    assert {"edition": "2008-03-17", "set_code": "", "set_name": ""} in table  # a copy's date: no set near it
+    stages.run_report(processed, tmp_path / "reports", True)
+    index = (tmp_path / "reports" / "index.html").read_text(encoding="utf-8")
+    assert "CMD, Commander 2011</span>" in index and "FIN, Final Fantasy</span>" in index
