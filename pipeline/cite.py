@@ -77,13 +77,10 @@ class Remapper:
         self.latest = (complete or self.editions or [""])[-1]
 
     def edition(self, date: str) -> tuple[str, str]:
-        """The edition a date names, and a note when it is not one (the edition in force then)."""
+        """The edition a date or set code names, and a note when it is not one (the edition in force then)."""
         if not self.editions:
             raise PipelineError("the datasets hold no numbered rules: run `python -m pipeline run` first")
-        if date in self.editions:
-            return date, ""
-        found = lookup.in_force(date, self.editions)
-        return found, f"{date} is not an edition: {found} is the edition in force on that date"
+        return lookup.edition(date, self.editions)
 
     def remap(self, rule_id: str, a: str, b: str) -> Fate:
         """Where rule `rule_id` of edition `a` is in edition `b`."""

@@ -232,7 +232,7 @@ def fetch_(into: Path, rules_page: str, cdx: str, wayback: str, since, formats: 
 @main.command(help="Print one rule's history: its number, change class and a redline in each edition (a run of "
                    "unchanged editions on one line), and the splits and merges at the step where they happened.")
 @click.argument("rule")
-@click.option("--edition", help="Pick the rule by its number in this edition (YYYY-MM-DD).")
+@click.option("--edition", help="Pick the rule by its number in this edition (YYYY-MM-DD, or a set code: M10).")
 @click.option("--all", "show_all", is_flag=True, help="One line for every edition, unchanged ones too.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (every edition, always).")
 @outputs
@@ -339,28 +339,67 @@ def _plain(value):
 
 @main.command(help="Rewrite the CR citations in TEXT (or a file; - reads standard input), written against the "
                    "edition in force on --as-of, to the numbers of another edition, marking rules that changed "
-                   "meaning, were split, merged or removed.")
-@click.argument("source", metavar="TEXT|FILE")
+                   "meaning, were split, merged or removed. With --check: report every stale citation in the files "
+                   "and folders given (exit 1 when any is stale, 0 when none, 2 when it cannot check); with --fix "
+                   "also rewrite the renumbered ones in place.")
+@click.argument("sources", nargs=-1, required=True, metavar="TEXT|FILE|PATH...")
 @click.option("--as-of", "as_of", required=True,
-              help="The date the text was written (YYYY-MM-DD): the edition in force then.")
-@click.option("--to", help="The edition (or a date: the edition in force then) to rewrite to; default: the latest.")
+              help="The date the text was written (YYYY-MM-DD, or a set code: M10): the edition in force then. "
+                   "With --check, also git: each line against the date of the commit that last touched it.")
+@click.option("--to", help="The edition (a date: the edition in force then, or a set code) to rewrite to; "
+                           "default: the latest.")
+@click.option("--check", "check", is_flag=True, help="Scan PATHs (files, folders) for stale citations.")
+@click.option("--fix", is_flag=True, help="With --check: rewrite renumbered citations in place, each in its form.")
+@click.option("--glob", "globs", multiple=True, help="With --check: only files whose name or relative path "
+                                                     "matches (e.g. '*.md'). Repeatable.")
+@click.option("--exclude", "excludes", multiple=True, help="With --check: skip files and folders that match. "
+                                                           "Repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--sarif", is_flag=True, help="With --check: SARIF 2.1.0 on standard output (code scanning).")
 @outputs
 @friendly_errors
-def cite(source: str, as_of: str, to: str | None, as_json: bool, processed: Path):
+def cite(sources: tuple[str, ...], as_of: str, to: str | None, check: bool, fix: bool, globs: tuple[str, ...],
+         excludes: tuple[str, ...], as_json: bool, sarif: bool, processed: Path):
+    if check:
+        sys.exit(_check(sources, as_of, to, fix, globs, excludes, as_json, sarif, processed))
+    if fix or globs or excludes or sarif or len(sources) > 1:
+        raise click.UsageError("--fix, --glob, --exclude, --sarif and several PATHs go with --check")
     from pipeline.cite import run as remap
-    found = remap(source, as_of, to, processed)
+    found = remap(sources[0], as_of, to, processed)
     for note in found["notes"]:
         click.echo(f"note: {note}", err=True)
     if as_json:
         click.echo(json.dumps(found, ensure_ascii=False, indent=1))
         return
+    from pipeline.registry import label
     click.echo(found["text"], nl=not found["text"].endswith("\n"))
-    click.echo(f"--- {_count(len(found['citations']), 'citation')}, {found['from_edition']} -> {found['to_edition']}")
+    click.echo(f"--- {_count(len(found['citations']), 'citation')}, {label(found['from_edition'])} -> "
+               f"{label(found['to_edition'])}")
     for c in found["citations"]:
         now = ", ".join(c["numbers"]) or "-"
         click.echo(f"line {c['line']}: {c['form']}  {c['cited']} -> {now}  {', '.join(c['marks']) or 'unchanged'}"
                    + (f" ({c['detail']})" if c["detail"] else ""))
+
+
+def _check(sources: tuple[str, ...], as_of: str, to: str | None, fix: bool, globs: tuple[str, ...],
+           excludes: tuple[str, ...], as_json: bool, sarif: bool, processed: Path) -> int:
+    """`cite --check`: 1 when a citation is stale, 0 when none is; anything that stops the check is a usage
+    error (2), so that CI never reads a missing dataset as a stale citation."""
+    from pipeline import citerun
+    missing = [s for s in sources if not Path(s).exists()]
+    if missing or (as_json and sarif):
+        raise click.UsageError(f"no such file or folder: {', '.join(missing)}" if missing else
+                               "--json and --sarif: one output format")
+    try:
+        checked = citerun.check([Path(s) for s in sources], as_of, to, processed, globs, excludes, fix)
+    except PipelineError as e:
+        raise click.UsageError(str(e)) from None
+    for line in citerun.summary(checked):
+        click.echo(line, err=True)
+    out = citerun.as_sarif(checked) if sarif else citerun.as_json(checked) if as_json else None
+    click.echo(out if out is not None else "\n".join(citerun.lines(checked)), nl=True) \
+        if out is not None or checked.findings or checked.fixed else None
+    return 1 if checked.findings else 0
 
 
 @main.command(help="Tell which editions an undated fragment's text matches: those in which every "
@@ -390,7 +429,8 @@ def identify(files: tuple[Path, ...], fmt: str | None, processed: Path):
                    f"({best} of {_count(len(found.misses), 'rule')})")
 
 
-@main.command(help="Compare two editions (dates in --processed) or two official rules files.")
+@main.command(help="Compare two editions (dates or set codes, e.g. ARB M10, in --processed) or two official "
+                   "rules files.")
 @click.argument("a")
 @click.argument("b")
 @click.option("--all", "show_all", is_flag=True, help="List unchanged rules too.")
@@ -416,11 +456,13 @@ def _comparison(a: str, b: str, show_all: bool, as_json: bool, html: bool, repor
     from pipeline import compare as cmp
     from pipeline.diff import redlines
     from pipeline.ruleid import sort_key as natural_key
-    old, new = cmp.rules_of(a, processed), cmp.rules_of(b, processed)
-    for spec, rules in ((a, old), (b, new)):
-        if rules and not Path(spec).is_file() and rules[0].edition != spec:
-            click.echo(f"note: {spec} is not an edition: {rules[0].edition} is the edition in force on that date",
-                       err=True)
+    notes: list[str] = []
+    old, new = cmp.rules_of(a, processed, notes), cmp.rules_of(b, processed, notes)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    if not Path(a).is_file() and not Path(b).is_file() and not as_json:
+        from pipeline.registry import label
+        click.echo(f"{label(old[0].edition)} -> {label(new[0].edition)}", err=True)
     from_files = Path(a).is_file() or Path(b).is_file()
     recorded = None if from_files else cmp.stored(processed, old, new)  # a step of the run: its own changes
     cache = processed / cmp.CACHE_FILE if from_files else None  # asked again: neither segmented nor aligned again
@@ -545,8 +587,18 @@ def _summary(result) -> None:
     if result.editions:
         click.echo(f"{result.records} records in {len(result.editions)} editions "
                    f"({result.cache[0]} paragraphs analysed by spaCy now, {result.cache[1]} in the cache)")
+        _missing_editions([e.edition for e in result.editions if e.complete or e.truncated])
     timing = ", ".join(f"{k} {v:.1f}s" for k, v in result.seconds.items())
     click.echo(f"time: {timing}", err=True)
+
+
+def _missing_editions(editions: list[str]) -> None:
+    """The published editions (pipeline/data/sets.csv) between the run's first and last that it lacks."""
+    from pipeline.registry import missing
+    lacking = [f"{s.effective} {s.set_code}" for s in missing(editions)]
+    if lacking:
+        click.echo(f"{_count(len(lacking), 'published edition')} between {min(editions)} and {max(editions)} "
+                   f"not in the run: {', '.join(lacking[:6])}{' ...' if len(lacking) > 6 else ''}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -21,8 +21,9 @@ CACHE_FILE = ".cache/cache.sqlite"  # the run's cache (stages.CACHE_FILE): parag
 CITATIONS = [f.name for f in fields(Rule)].index("citations")
 
 
-def rules_of(spec: str, processed: Path) -> list[Rule]:
-    """`spec` is a file (an official rules text) or an edition date found in processed/."""
+def rules_of(spec: str, processed: Path, notes: list[str] | None = None) -> list[Rule]:
+    """`spec` is a file (an official rules text), or an edition of processed/ named by its date, a date (the
+    edition in force then) or its set code; what was made of `spec` is appended to `notes`."""
     path = Path(spec)
     if path.is_file():
         return file_rules(path, processed / CACHE_FILE)
@@ -38,7 +39,10 @@ def rules_of(spec: str, processed: Path) -> list[Rule]:
         from pipeline import load  # pyarrow: not for two files
         editions = [e for e in load.columns(load.read(processed, "editions", columns=["edition"]))["edition"] if e]
         try:
-            rules = load_rules(processed, lookup.in_force(spec, editions))
+            edition, note = lookup.edition(spec, editions)
+            rules = load_rules(processed, edition)
+            if notes is not None and note:
+                notes.append(note)
         except PipelineError as e:
             raise PipelineError(f"{spec!r} is neither a file nor an edition in {processed / 'rules.parquet'}: {e}") \
                 from None

@@ -144,10 +144,13 @@ def edition_rows(eds: list[Edition], rules: list[Rule]) -> pd.DataFrame:
     for r in rules:
         if r.kind not in ("glossary", "commentary"):
             examples[r.edition] = examples.get(r.edition, 0) + len(r.examples)
+    from pipeline import registry
     rows = []
     for e in eds:
         c = e.counts
+        entry = registry.of(e.edition)
         rows.append({"edition": e.edition, "date": e.edition, "edition_end": e.edition_end,
+                     "set_code": entry.set_code if entry else "", "set_name": entry.set_name if entry else "",
                      "status": _status(e), "observes": e.observes, "sources": list(e.sources),
                      "records": sum(c.values()), "parts": c.get("part", 0), "chapters": c.get("chapter", 0),
                      "sections": c.get("section", 0), "rules": c.get("rule", 0), "subrules": c.get("subrule", 0),

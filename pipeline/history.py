@@ -141,9 +141,8 @@ def _resolve(db: sqlite3.Connection, rule_id: str, edition: str | None) -> tuple
         wanted = same[0] if len(same) == 1 else wanted
     if edition and not _rows(db, "SELECT 1 FROM rules WHERE edition = ? LIMIT 1", [edition]):
         editions = sorted(r.edition for r in _rows(db, "SELECT DISTINCT edition FROM rules"))
-        resolved = lookup.in_force(edition, editions)
-        notes.append(f"{edition} is not an edition: {resolved} is the edition in force on that date")
-        edition = resolved
+        edition, note = lookup.edition(edition, editions)
+        notes.append(note)
     return wanted, edition, notes
 
 

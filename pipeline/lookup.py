@@ -1,6 +1,7 @@
 """What a person types for a rule or an edition, made into what the datasets hold: rule numbers
 normalised ("CR 205.1a", "205.1a.", "205.1A", "rule 205.1a" -> "205.1a"), near misses suggested,
-and a date that is not an edition resolved to the edition in force on that date."""
+and an edition named by its date, a date that is not an edition (the edition in force on that date) or the
+set it came with ("M10", "Magic 2010": pipeline/registry.py), resolved in one place: `edition`."""
 from __future__ import annotations
 
 import datetime
@@ -37,10 +38,29 @@ def suggestions(rule: str, known: Iterable[str], n: int = 5) -> list[str]:
                   key=lambda k: (-difflib.SequenceMatcher(None, rule.lower(), k.lower()).ratio(), k))
 
 
+def edition(spec: str, editions: list[str]) -> tuple[str, str]:
+    """The edition of `editions` that `spec` names (a date, a set code or a set name), and a note when it is
+    not one of them: "2008-06-01 is not an edition: 2008-02-01 is the edition in force on that date"."""
+    from pipeline import registry
+    if spec in editions:
+        return spec, ""
+    entry = registry.find(spec) if not DATE.match(spec) else None
+    if entry is None:
+        found = in_force(spec, editions)
+        return found, f"{spec} is not an edition: {found} is the edition in force on that date"
+    mine = registry.matching(entry, editions)
+    if mine:
+        return mine, ""
+    found = in_force(entry.effective, editions)
+    return found, (f"{spec} ({entry.effective}, {entry.set_name}) is not in the datasets: "
+                   f"{registry.label(found)} is the edition in force on that date")
+
+
 def in_force(date: str, editions: list[str]) -> str:
     """The edition in force on `date`: the latest one effective on or before it."""
     if not DATE.match(date):
-        raise PipelineError(f"{date!r} is not a date (YYYY-MM-DD); editions: {', '.join(editions)}")
+        raise PipelineError(f"{date!r} is not a date (YYYY-MM-DD) or a set code (M10, DSK); "
+                            f"editions: {', '.join(editions)}")
     try:
         datetime.date.fromisoformat(date)
     except ValueError:

@@ -106,6 +106,9 @@ TABLES = (
         ("edition", "edition", "Date of the edition (effective date stated in its text)."),
         ("date", "date", "The same date typed as a date, for date arithmetic (`edition` is the identifier)."),
         ("edition_end", "edition", "End of the date range, when only fragments of unknown date give it."),
+        ("set_code", "string", "Code of the set the edition came with (M10, DSK), from the project's edition "
+                               "registry (pipeline/data/sets.csv); empty when the registry has none at its date."),
+        ("set_name", "string", "Name of that set (Magic 2010)."),
         ("status", "string", "complete (a whole official edition), truncated (an official text that stops early: "
                              "rules it lacks are not_covered, not removed), copy (an unofficial copy of the "
                              "edition in `observes`: it makes no step of the history) or fragment (a copy no "

@@ -144,7 +144,7 @@ def test_cli_json_is_the_same_as_data(processed):
 
 @pytest.mark.parametrize("date, message", [
     ("2009-01-01", f"no edition was in force on 2009-01-01: the first is {A}; editions: {A}, {B}, {C}"),
-    ("June 2011", f"'June 2011' is not a date (YYYY-MM-DD); editions: {A}, {B}, {C}"),
+    ("June 2011", f"'June 2011' is not a date (YYYY-MM-DD) or a set code (M10, DSK); editions: {A}, {B}, {C}"),
 ])
 def test_cli_unknown_date_lists_the_editions(processed, date, message):
     result = run("[CR 100.1]", "--as-of", date, "--processed", processed)
