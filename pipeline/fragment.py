@@ -9,6 +9,7 @@ spaCy as in a run. tests/test_fragment.py checks both readings agree on every pa
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from pipeline.errors import PipelineError, SourceError
@@ -92,7 +93,6 @@ def read(path: Path, fmt: str | None = None) -> tuple[CleanDoc, str, str]:
                               "HTML tables or wiki markup): name its format with --format", path=path)
         if fmt == "official":
             source = read_source(path, None)
-        from dataclasses import replace
         source = replace(source, format=fmt)
     clean = clean_fragment if source.format == RULE_LINES else ADAPTERS[source.format]
     return clean(source), SNIFFED.get(source.format, source.format), how
