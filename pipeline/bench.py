@@ -17,6 +17,7 @@ from pipeline.align import align
 from pipeline.clean import normalize_newlines
 from pipeline.decode import decode
 from pipeline.errors import PipelineError, SourceError
+from pipeline.patterns import NUMBERED_START
 from pipeline.records import Rule
 
 # Chains the July 2009 renumbering must keep whole, and the near-twins it must not swap.
@@ -168,6 +169,39 @@ def latency(args: list[str], repeat: int = 3) -> float:
     return best
 
 
+# Runs `python -m pipeline ARGS` and prints its peak memory last on standard error: the peak of this
+# process alone (VmHWM; ru_maxrss would count the benchmark's own memory, inherited before exec).
+PEAK = ("import runpy, sys\nsys.argv = ['pipeline', *sys.argv[1:]]\ntry:\n"
+        "    runpy.run_module('pipeline', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
+        "else:\n    code = 0\n"
+        "peak = [line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM')]\n"
+        "print('peak-kb', *peak, file=sys.stderr)\nsys.exit(code)")
+
+
+def measured(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak memory (MB) of one fresh `python -m pipeline ARGS`, as a user starts it."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", PEAK, *args], capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode:
+        raise BenchError(f"python -m pipeline {' '.join(args)} failed: {done.stderr.strip()[-300:]}")
+    peak = done.stderr.strip().rsplit("peak-kb", 1)[-1].split()
+    return seconds, int(peak[0]) / 1024 if peak else float("nan")
+
+
+def identify_rows(docs: dict[str, Path], processed: Path, tmp: Path) -> list[Row]:
+    """identify of a plain fragment (20 lines from the middle of the newest edition's rules), best of 3."""
+    newest = docs[max(docs)]
+    lines = [line for line in normalize_newlines(decode(newest.read_bytes())[0]).split("\n") if line.strip()]
+    numbered = [i for i, line in enumerate(lines) if NUMBERED_START.match(line)]
+    start = numbered[len(numbered) // 2]
+    fragment = tmp / "fragment.txt"
+    fragment.write_text("\n".join(lines[start:start + 20]) + "\n", encoding="utf-8")
+    seconds, mb = min(measured(["identify", str(fragment), "--processed", str(processed)]) for _ in range(3))
+    return [Row(f"(l) identify 20 rule lines of {max(docs)}", seconds, base=1.0, target="<= 1"),
+            Row("(l) identify: peak memory", mb, "MB", base=300.0, target="<= 1")]
+
+
 def file_rules(path: Path) -> list[Rule]:
     from pipeline.ingest import read_source
     from pipeline.segment import ParagraphCache, segment
@@ -298,7 +332,7 @@ def command_rows(corpora: list[Path], processed: Path, tmp: Path, echo) -> list[
             Row("(e) compare of the two files, again (x faster)", difflib_s / warm, "x", target=">= 15"),
             Row("(j) --help", latency(["--help"]), target="<= 0.5"),
             Row(f"(k) history {rule} on the archive", latency(["history", rule, "--processed", str(processed)]),
-                target="<= 0.5")]
+                target="<= 0.5")] + identify_rows(docs, processed, tmp)
 
 
 def run(raw: Path, corpora: list[Path], simulate_count: int, formats: list[Path], echo) -> list[Row]:

@@ -5,7 +5,6 @@ import functools
 import json
 import sys
 import textwrap
-from collections import Counter
 from pathlib import Path
 
 import click
@@ -402,31 +401,90 @@ def _check(sources: tuple[str, ...], as_of: str, to: str | None, fix: bool, glob
     return 1 if checked.findings else 0
 
 
-@main.command(help="Tell which editions an undated fragment's text matches: those in which every "
-                    "rule it holds had exactly that text. Several FILES are one fragment read together "
-                    "(pieces of one copy); run it once per file to date each alone.")
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@main.command(help="Tell which editions an undated fragment's text agrees with: the window of editions whose "
+                    "rules agree with every rule it holds (examples it leaves out, a last rule cut short and "
+                    "straightened quotes do not count against an edition; exact typography narrows the window), "
+                    "or the closest. Several FILES are one fragment read together (pieces of one copy), unless "
+                    "--each; each file of a DIR is a fragment of its own.")
+@click.argument("paths", metavar="FILE|DIR...", nargs=-1, required=True,
+                type=click.Path(exists=True, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(options.MANIFEST_FORMATS),
-              help="The files' format, when no manifest.toml beside them names it (official files need none).")
+              help="The files' format, over what a manifest.toml beside them says or what their text looks like.")
+@click.option("--each", is_flag=True, help="Date each file alone, not the files together as one fragment.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @outputs
 @friendly_errors
-def identify(files: tuple[Path, ...], fmt: str | None, processed: Path):
-    from pipeline.identify import identify_files
-    found = identify_files(list(files), processed, fmt)
-    click.echo(f"{found.rules} rules; matches {found.label}"
-               + (f" ({len(found.editions)} editions: {', '.join(found.editions)})" if len(found.editions) > 1 else ""))
-    groups: dict[tuple[str, ...], list[str]] = {}
-    for rule_id, editions in found.misses.items():  # why nothing matches: what each rule matches alone
-        groups.setdefault(editions, []).append(rule_id)
-    for editions, rule_ids in sorted(groups.items()):
-        listed = ", ".join(rule_ids[:4]) + (", ..." if len(rule_ids) > 4 else "")
-        click.echo(f"  {_count(len(rule_ids), 'rule')} ({listed}) match{'es' if len(rule_ids) == 1 else ''} "
-                   f"{', '.join(editions) if editions else 'no edition'}")
-    votes = Counter(e for editions in found.misses.values() for e in editions)
-    if votes:  # the best guess: the editions most of its rules agree with
-        best = max(votes.values())
-        click.echo(f"  closest: {', '.join(e for e in sorted(votes) if votes[e] == best)} "
-                   f"({best} of {_count(len(found.misses), 'rule')})")
+def identify(paths: tuple[Path, ...], fmt: str | None, each: bool, as_json: bool, processed: Path):
+    from pipeline.identify import fragments, identify_files, summary
+    groups = fragments(list(paths), each)
+    reports, failed = [], False
+    for files in groups:
+        try:
+            reports.append(summary(identify_files(files, processed, fmt)))
+        except PipelineError as e:
+            if len(groups) == 1:
+                raise
+            failed = True
+            reports.append({"files": [str(p) for p in files], "error": str(e)})
+    if as_json:
+        click.echo(json.dumps({"fragments": reports}, ensure_ascii=False, indent=1))
+    else:
+        for report in reports:
+            _echo_identified(report, named=len(groups) > 1)
+    if failed:
+        click.get_current_context().exit(1)
+
+
+IDENTIFY_VERBS = {  # how a rule agrees with the closest edition, or not: (one rule, several)
+    "other typography": ("agrees with {e} in words, not quotes or dashes",
+                         "agree with {e} in words, not quotes or dashes"),
+    "start": ("is the start of its text in {e} (cut short)", "are the start of their text in {e} (cut short)"),
+    "inside": ("is part of its text in {e} (cut before the first number)",
+               "are part of their text in {e} (cut before the first number)"),
+    "other examples": ("has other examples in {e}", "have other examples in {e}"),
+    "other words": ("has other words in {e}", "have other words in {e}"),
+    "absent": ("is not in {e}", "are not in {e}"),
+}
+
+
+def _echo_identified(report: dict, named: bool) -> None:
+    """identify's text output for one fragment, made from its summary."""
+    from pipeline.identify import label
+    files = ", ".join(report["files"])
+    if "error" in report:
+        click.echo(f"{files}: error: {report['error']}")
+        return
+    for path, read_as in zip(report["files"], report["read_as"]):
+        if read_as["chosen_by"] == "sniffed":
+            click.echo(f"note: {path}: read as {read_as['as']}, by its look (--format says otherwise)", err=True)
+    editions = report["window"]["editions"] if report["window"] else []
+    click.echo(("" if not named else f"{files}: ") + f"{_count(report['rules'], 'rule')}; matches "
+               + label(tuple(editions))
+               + (f" ({len(editions)} editions: {', '.join(editions)})" if len(editions) > 1 else ""))
+    if not editions:
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for rule_id, alone in report["alone"].items():  # why nothing matches: what each rule matches alone
+            groups.setdefault(tuple(alone), []).append(rule_id)
+        for alone, rule_ids in sorted(groups.items()):
+            verb = "matches" if len(rule_ids) == 1 else "match"
+            click.echo(f"  {_count(len(rule_ids), 'rule')} ({_some(rule_ids)}) {verb} "
+                       f"{', '.join(alone) if alone else 'no edition'}")
+        if report["closest"]:
+            click.echo(f"  closest: {', '.join(report['closest'])} ({report['agree']} of "
+                       f"{_count(report['rules'], 'rule')})")
+    if report["exactly"]:
+        x = report["exactly"]
+        click.echo(f"  exactly as printed in {', '.join(x['editions'])}: {x['rules']} of "
+                   f"{_count(report['rules'], 'rule')} with the same quotes and dashes too (the other editions: "
+                   f"at most {x['others']})")
+    for verdict, rule_ids in report["rules_by_verdict"].items():
+        if verdict in IDENTIFY_VERBS:
+            phrase = IDENTIFY_VERBS[verdict][len(rule_ids) > 1].format(e=report["compared_with"])
+            click.echo(f"  {_count(len(rule_ids), 'rule')} ({_some(rule_ids)}) {phrase}")
+
+
+def _some(items: list[str], n: int = 4) -> str:
+    return ", ".join(items[:n]) + (", ..." if len(items) > n else "")
 
 
 @main.command(help="Compare two editions (dates or set codes, e.g. ARB M10, in --processed) or two official "

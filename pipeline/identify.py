@@ -1,42 +1,52 @@
-"""Date an undated fragment: the window of editions in which every rule it holds had exactly that
-text (a partial or truncated rule only has to agree on what it has)."""
+"""Date an undated fragment: the window of editions whose rules agree with every rule it holds.
+
+A fragment is partial by nature, so agreement is lenient where a copy is: examples it leaves out are no
+evidence, the last rule of a file (or one the file stops inside) may be the start of the edition's text,
+text before the first number may be the end of the rule before, and typography (quotes, dashes) is
+folded. Exact typography is then a tie-breaker: the editions that print the fragment's quotes and dashes
+in the most rules are the closest. Editions are read from the published crdiff.sqlite, only the rules
+the fragment names (pipeline/history.py reads it the same way).
+"""
 from __future__ import annotations
 
+import json
+import sqlite3
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
-from pipeline import load
+from pipeline import publish
 from pipeline.clean import compare_form
 from pipeline.errors import PipelineError
 from pipeline.records import CleanDoc, Rule
 
 SKIPPED = ("commentary", "fragment", "ruling")  # not rules text: notes, orphan text, rulings
 AUTO = "auto"
+DATABASE = "crdiff.sqlite"
+AGREE = ("exact", "other typography", "start", "inside")  # how a rule can agree with an edition
+# how it can disagree: "other words", "other examples", "absent"
 
 
-@dataclass(frozen=True, slots=True)
-class Window:
-    editions: tuple[str, ...]  # every complete edition that matches, in date order
-    rules: int  # how many of the fragment's rules were compared
-    misses: dict[str, tuple[str, ...]]  # for an empty window: rule id -> the editions it alone matches
+class Version(NamedTuple):
+    """What is compared of one rule: its words as printed and folded, and its examples' (whitespace
+    runs are one space: where a definition's paragraphs break does not change its words)."""
 
-    @property
-    def label(self) -> str:
-        if not self.editions:
-            return "no edition"
-        return self.editions[0] if len(self.editions) == 1 else f"{self.editions[0]} … {self.editions[-1]}"
+    printed: str
+    words: str
+    examples: tuple[str, ...]
+    printed_examples: tuple[str, ...]
 
 
-Texts = dict[str, dict[str, tuple[str, tuple[str, ...]]]]  # edition -> rule id -> (compare, examples)
+def version(text: str, examples) -> Version:
+    return Version(_spaced(text), _spaced(compare_form(text)), tuple(_spaced(compare_form(e)) for e in examples),
+                   tuple(_spaced(e) for e in examples))
 
 
-def edition_texts(rules: list[Rule], complete: set[str]) -> Texts:
-    """The comparison texts of every rule of the complete editions."""
-    out: Texts = {e: {} for e in sorted(complete)}
-    for r in rules:
-        if r.edition in complete and r.occurrence == 1 and r.kind not in SKIPPED:
-            out[r.edition][key(r.rule_id, r.kind)] = entry(r.compare, r.examples)
-    return out
+def _spaced(text: str) -> str:
+    return " ".join(text.split())
+
+
+Texts = dict[str, dict[str, Version]]  # edition -> rule key -> its version
 
 
 def key(rule_id: str, kind: str) -> str:
@@ -45,59 +55,152 @@ def key(rule_id: str, kind: str) -> str:
     return compare_form(rule_id) if kind == "glossary" else rule_id
 
 
+def edition_texts(rules: list[Rule], complete: set[str]) -> Texts:
+    """The versions of every rule of the complete editions (a run's records)."""
+    out: Texts = {e: {} for e in sorted(complete)}
+    for r in rules:
+        if r.edition in complete and r.occurrence == 1 and r.kind not in SKIPPED:
+            out[r.edition][key(r.rule_id, r.kind)] = version(r.text or r.title, r.examples)
+    return out
+
+
+def verdict(mine: Version, cut: str, theirs: Version | None) -> str:
+    """How a fragment's rule agrees with an edition's (one of AGREE) or not. `cut`: "whole", "end" (it
+    may stop early: the start of theirs will do) or "inside" (text before a fragment's first number)."""
+    if theirs is None:
+        return "absent"
+    if cut == "end" and mine.examples:  # its text was copied whole: only its last example may stop early
+        cut = "end of examples"
+    fits = {"end": str.startswith, "inside": str.__contains__}.get(cut, str.__eq__)
+    if not fits(theirs.words, mine.words):
+        return "other words"
+    if not _examples_fit(mine.examples, theirs.examples, cut):
+        return "other examples"
+    printed = fits(theirs.printed, mine.printed) and _examples_fit(mine.printed_examples, theirs.printed_examples, cut)
+    if not printed:
+        return "other typography"
+    if theirs.words == mine.words and all(e in theirs.examples for e in mine.examples):
+        return "exact"
+    return "inside" if cut == "inside" else "start"
+
+
+def _examples_fit(mine: tuple[str, ...], theirs: tuple[str, ...], cut: str) -> bool:
+    """Every example the fragment gives is one of the edition's (examples left out are no evidence);
+    the last may stop early when the rule does."""
+    def fit(i: int, e: str, t: str) -> bool:
+        if cut == "inside":
+            return e in t
+        return e == t or (cut.startswith("end") and i == len(mine) - 1 and t.startswith(e))
+    return all(any(fit(i, e, t) for t in theirs) for i, e in enumerate(mine))
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    editions: tuple[str, ...]  # every complete edition every rule agrees with, in date order
+    rules: int  # how many of the fragment's rules were compared
+    verdicts: dict[str, dict[str, str]]  # rule id -> edition -> verdict (every edition compared)
+
+    @property
+    def label(self) -> str:
+        return label(self.editions)
+
+    @property
+    def misses(self) -> dict[str, tuple[str, ...]]:
+        """For an empty window: rule id -> the editions it alone agrees with."""
+        if self.editions:
+            return {}
+        return {rule_id: tuple(e for e, v in by.items() if v in AGREE) for rule_id, by in self.verdicts.items()}
+
+    @property
+    def closest(self) -> tuple[str, ...]:
+        """The window; when it is empty, the editions the most rules agree with."""
+        if self.editions:
+            return self.editions
+        votes = {e: self.agreeing(e) for e in next(iter(self.verdicts.values()), {})}
+        best = max(votes.values(), default=0)
+        return tuple(e for e, n in votes.items() if n == best and best)
+
+    def agreeing(self, edition: str) -> int:
+        return sum(by[edition] in AGREE for by in self.verdicts.values())
+
+    def printed_as(self, edition: str) -> int:
+        """How many rules agree with this edition word for word and typography too."""
+        return sum(by[edition] == "exact" for by in self.verdicts.values())
+
+    @property
+    def exactly(self) -> tuple[str, ...]:
+        """The editions of `closest` whose typography the most rules have, when that narrows it."""
+        closest = self.closest
+        counts = {e: self.printed_as(e) for e in closest}
+        best = max(counts.values(), default=0)
+        narrowed = tuple(e for e in closest if counts[e] == best)
+        return narrowed if best and len(narrowed) < len(closest) else ()
+
+    def disagreeing(self, edition: str) -> dict[str, str]:
+        """Rule id -> how it disagrees with this edition."""
+        return {rule_id: by[edition] for rule_id, by in self.verdicts.items() if by[edition] not in AGREE}
+
+
+def label(editions: tuple[str, ...]) -> str:
+    if not editions:
+        return "no edition"
+    return editions[0] if len(editions) == 1 else f"{editions[0]} … {editions[-1]}"
+
+
+RANK = {v: i for i, v in enumerate(("exact", "other typography", "start", "inside", "other examples",
+                                    "other words", "absent"))}
+
+
 def window(fragment: list[Rule], texts: Texts) -> Window:
-    """The complete editions that hold every rule of `fragment` with the same words, contiguous
-    or not (a rule reverted to older words matches again). A rule number given twice (two files)
-    must match with both texts."""
+    """The complete editions that agree with every rule of `fragment`, contiguous or not (a rule
+    reverted to older words matches again). A rule number given twice (two files) must agree with
+    both texts."""
     wanted = [r for r in fragment if r.kind not in SKIPPED]
     if not wanted:
         raise PipelineError("the fragment holds no numbered rule to compare")
-    alone: dict[str, set[str]] = {}
+    last = {r.source: r for r in wanted}  # the last rule of each file may be cut short
+    verdicts: dict[str, dict[str, str]] = {}
     for r in wanted:
-        mine, inside = entry(r.compare, r.examples), "partial" in r.flags or "truncated" in r.flags
-        at = key(r.rule_id, r.kind)
-        agree = {edition for edition, table in texts.items() if _agrees(mine, inside, table.get(at))}
-        alone[r.rule_id] = alone[r.rule_id] & agree if r.rule_id in alone else agree
-    matching = set.intersection(*alone.values())
-    editions = tuple(e for e in texts if e in matching)
-    misses = {k: tuple(e for e in texts if e in v) for k, v in alone.items()}
-    return Window(editions, len(wanted), {} if editions else misses)
+        cut = "inside" if "partial" in r.flags else "end" if "truncated" in r.flags or last[r.source] is r \
+            else "whole"
+        mine, at = version(r.text or r.title, r.examples), key(r.rule_id, r.kind)
+        found = {edition: verdict(mine, cut, table.get(at)) for edition, table in texts.items()}
+        before = verdicts.get(r.rule_id, found)
+        verdicts[r.rule_id] = {e: max(found[e], before[e], key=RANK.__getitem__) for e in texts}
+    editions = tuple(e for e in texts if all(by[e] in AGREE for by in verdicts.values()))
+    return Window(editions, len(wanted), verdicts)
 
 
-def _agrees(mine: tuple[str, tuple[str, ...]], inside: bool, theirs: tuple[str, tuple[str, ...]] | None) -> bool:
-    """A rule's text and examples are an edition's (`inside`: a partial or truncated rule's are in its)."""
-    if theirs is None:
-        return False
-    (text, ours), (compare, examples) = mine, theirs
-    if inside:
-        return text in compare and all(any(e in t for t in examples) for e in ours)
-    return text == compare and ours == examples
+def read_processed(processed: Path, fragment: list[Rule]) -> Texts:
+    """The versions, in every complete edition of a finished run, of the rules `fragment` names (glossary
+    terms: every term, their spelling folded), from crdiff.sqlite through its rule_id index."""
+    publish.verify(processed, [DATABASE], quick=True)
+    try:
+        db = sqlite3.connect(f"{(processed / DATABASE).resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as e:
+        raise PipelineError(f"{DATABASE} cannot be read ({e})", path=processed) from None
+    try:
+        return _texts(db, fragment)
+    except sqlite3.Error as e:
+        raise PipelineError(f"{DATABASE} cannot be read ({e}): run `python -m pipeline run` again",
+                            path=processed) from None
+    finally:
+        db.close()
 
 
-def entry(compare: str, examples) -> tuple[str, tuple[str, ...]]:
-    """What is compared of a rule: its comparison form's words and its examples' (every side alike)."""
-    return words(compare), tuple(words(compare_form(e)) for e in examples)
-
-
-def words(text: str) -> str:
-    """A text's words with single spaces: where a definition's paragraphs break (a PDF has no blank
-    lines to go by) does not change its words."""
-    return " ".join(text.split())
-
-
-def read_processed(processed: Path) -> Texts:
-    """Edition texts from a finished run's rules and editions tables (Parquet)."""
-    for name in ("rules", "editions"):
-        if not (processed / f"{name}.parquet").exists():
-            raise PipelineError(f"{name}.parquet is missing: run `python -m pipeline run` first", path=processed)
-    complete = {row["edition"] for row in load.rows(processed, "editions", only=["edition", "status"])
-                if row["status"] == "complete"}
-    out: Texts = {e: {} for e in sorted(complete)}
-    for row in load.rows(processed, "rules", only=["edition", "rule_id", "kind", "occurrence", "title", "text",
-                                                  "examples"]):
-        if row["edition"] in complete and row["occurrence"] == 1 and row["kind"] not in SKIPPED:
-            out[row["edition"]][key(row["rule_id"], row["kind"])] = entry(compare_form(row["text"] or row["title"]),
-                                                                          row["examples"])
+def _texts(db: sqlite3.Connection, fragment: list[Rule]) -> Texts:
+    complete = [e for (e,) in db.execute("SELECT edition FROM editions WHERE status = 'complete' ORDER BY edition")]
+    out: Texts = {e: {} for e in complete}
+    ids = sorted({r.rule_id for r in fragment if r.kind not in SKIPPED + ("glossary",)})
+    select = ("SELECT r.edition, r.rule_id, r.kind, r.title, t.text, t.examples FROM rules AS r "
+              "LEFT JOIN texts AS t ON t.text_id = r.text_id WHERE r.occurrence = 1 AND ")
+    queries = [(select + f"r.rule_id IN ({', '.join('?' * len(ids))})", ids)] if ids else []
+    if any(r.kind == "glossary" for r in fragment):
+        queries.append((select + "r.kind = 'glossary'", []))
+    for sql, params in queries:
+        for edition, rule_id, kind, title, text, examples in db.execute(sql, params):
+            if edition in out and kind not in SKIPPED:
+                out[edition][key(rule_id, kind)] = version(text or title or "", json.loads(examples or "[]"))
     return out
 
 
@@ -129,24 +232,63 @@ def _redate(doc: CleanDoc, start: str | None, end: str | None, note: str) -> Cle
     return replace(doc, source=source, edition=start, warnings=doc.warnings + (note,))
 
 
-def identify_files(paths: list[Path], processed: Path, fmt: str | None = None) -> Window:
-    """The window of the editions in `processed` that every rule of these files matches."""
-    from pipeline.ingest import read_source
-    from pipeline.manifest import Entry, read_manifest
-    from pipeline.segment import ParagraphCache, segment
-    from pipeline.sources import ADAPTERS
+@dataclass(frozen=True, slots=True)
+class Identified:
+    files: tuple[Path, ...]
+    read_as: tuple[tuple[str, str], ...]  # per file: what it was read as, and how that was chosen
+    window: Window
 
-    for path in paths:  # a pipe would be waited on for ever
-        if not path.is_file():
-            raise PipelineError("not a regular file (a pipe, socket or device)", path=path)
-    texts = read_processed(processed)
-    docs = []
+
+def identify_files(paths: list[Path], processed: Path, fmt: str | None = None) -> Identified:
+    """The window of the editions in `processed` that every rule of these files (one fragment) agrees with."""
+    from pipeline import fragment
+    read = [fragment.read(path, fmt) for path in paths]
+    rules = fragment.rules_of([doc for doc, _, _ in read])
+    wanted = [r for r in rules if r.kind not in SKIPPED]
+    if not wanted:
+        what = "; ".join(f"{doc.source.path.name}: {what} ({how})" for doc, what, how in read)
+        raise PipelineError(f"the fragment holds no numbered rule to compare (read as {what})")
+    return Identified(tuple(paths), tuple((what, how) for _, what, how in read),
+                      window(rules, read_processed(processed, wanted)))
+
+
+def summary(found: Identified) -> dict:
+    """What `identify` reports of one fragment, as data (the --json output; the text is made from it):
+    the window, the closest editions (the window, or the editions most rules agree with), those whose
+    typography the most rules have, and how each rule agrees with the best of them, or not."""
+    w = found.window
+    closest, exactly = w.closest, w.exactly
+    best = (exactly or closest or (None,))[0]
+    return {
+        "files": [str(p) for p in found.files], "rules": w.rules,
+        "read_as": [{"as": what, "chosen_by": how} for what, how in found.read_as],
+        "window": {"first": w.editions[0], "last": w.editions[-1], "editions": list(w.editions)} if w.editions
+        else None,
+        "closest": list(closest), "agree": w.agreeing(closest[0]) if closest else 0,
+        "exactly": {"editions": list(exactly), "rules": w.printed_as(exactly[0]),
+                    "others": max(w.printed_as(e) for e in closest if e not in exactly)} if exactly else None,
+        "compared_with": best,
+        "rules_by_verdict": {v: [rule_id for rule_id, by in w.verdicts.items() if by[best] == v]
+                             for v in RANK if best and any(by[best] == v for by in w.verdicts.values())},
+        "alone": {rule_id: list(editions) for rule_id, editions in w.misses.items()},
+    }
+
+
+def fragments(paths: list[Path], each: bool) -> list[list[Path]]:
+    """The fragments to date: each file of a folder alone (hidden files, sub-folders and a manifest.toml
+    left out); the
+    files named, together as one fragment, or each alone."""
+    from pipeline.ingest import IGNORED
+    groups: list[list[Path]] = []
+    named: list[Path] = []
     for path in paths:
-        entry = read_manifest(path.parent).get(path.resolve()) if fmt is None else None
-        if entry is None and fmt is not None:
-            entry = Entry(path.resolve(), fmt, "copy", None, None, "en", "", "", 0)
-        source = read_source(path, entry)
-        docs.append(ADAPTERS[source.format](source))
-    cache = ParagraphCache()
-    cache.analyse_docs(docs)
-    return window([r for d in docs for r in segment(d, cache)], texts)
+        if path.is_dir():
+            groups += [[p] for p in sorted(path.iterdir())
+                       if not p.name.startswith(".") and p.name not in IGNORED and not p.is_dir()]
+        else:
+            named.append(path)
+    if named:
+        groups = ([[p] for p in named] if each else [named]) + groups
+    if not groups:
+        raise PipelineError("no files to identify in " + ", ".join(map(str, paths)))
+    return groups

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy
 import spacy
@@ -20,6 +19,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import compile_infix_regex
 
 from pipeline.patterns import CITATION, RULE_NUMBER
+from pipeline.records import Analysis
 from pipeline.ruleid import expand_range  # noqa: F401 (expand_range was defined here)
 
 # One token per rule number: 212 | 212.1 | 212.1b | 212.2h-k | 212.8.Ruling.1 (never a year: 2003).
@@ -38,16 +38,6 @@ if not Span.has_extension("targets"):
     Span.set_extension("targets", default=())
 if not Doc.has_extension("example"):
     Doc.set_extension("example", default=False)
-
-
-class Analysis(NamedTuple):
-    """What segmentation needs from one paragraph, as character offsets into its text."""
-
-    starts: tuple[tuple[int, int, str], ...]  # (start of number, start of text after it, rule id)
-    example: bool  # the paragraph is an "Example:" paragraph
-    sentences: tuple[tuple[int, int], ...]
-    references: tuple[tuple[int, int, tuple[str, ...]], ...]  # (start, end, rule ids pointed to)
-    citations: tuple[tuple[int, int, str, str], ...]  # (start, end, source, value)
 
 
 @lru_cache(maxsize=1)

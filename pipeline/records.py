@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Literal, NamedTuple, get_args
 
 Kind = Literal["part", "chapter", "section", "rule", "subrule", "ruling", "glossary", "commentary", "fragment"]
 Change = Literal["unchanged", "cosmetic", "reference", "modified", "renamed", "added", "removed", "split", "merged",
@@ -174,3 +174,14 @@ class RuleChange:
     example_ops: tuple = ()  # one tuple of operations per example position
     substitutions: tuple[tuple[str, str], ...] = ()  # wording swaps seen: ("play", "cast")
     note: str = ""  # what a person should know: "renamed from Leaves Play", "resembles 702.51 (template)"
+
+
+class Analysis(NamedTuple):
+    """What segmentation needs from one paragraph, as character offsets into its text (spaCy's
+    analysis in pipeline/nlp.py; identify's plain-line reading in pipeline/fragment.py)."""
+
+    starts: tuple[tuple[int, int, str], ...]  # (start of number, start of text after it, rule id)
+    example: bool  # the paragraph is an "Example:" paragraph
+    sentences: tuple[tuple[int, int], ...]
+    references: tuple[tuple[int, int, tuple[str, ...]], ...]  # (start, end, rule ids pointed to)
+    citations: tuple[tuple[int, int, str, str], ...]  # (start, end, source, value)

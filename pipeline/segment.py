@@ -9,9 +9,8 @@ from pathlib import Path
 
 from pipeline.clean import LINE_BREAK, collapse_spaces, compare_form, strip_citations
 from pipeline.cache import Cache, code_hash, tuples
-from pipeline.nlp import Analysis, analyse, load
 from pipeline.patterns import NEAR_NUMBER
-from pipeline.records import Citation, CleanDoc, Rule
+from pipeline.records import Analysis, Citation, CleanDoc, Rule
 from pipeline import ruleid
 from pipeline.ruleid import RuleId, sort_key as natural_key  # natural_key: the name other modules import
 
@@ -50,6 +49,8 @@ class ParagraphCache:
 
     def analyse(self, texts: Iterable[str]) -> None:
         """Analyse every text not seen before, once each: from the cache file when it holds it."""
+        from pipeline.nlp import analyse, load  # spaCy: imported only when a paragraph needs it (identify)
+
         todo = sorted({t for t in texts if t not in self.data})
         for store in self.stores:
             keys = {store.key(t): t for t in todo}

@@ -122,7 +122,8 @@ def test_bench_prints_every_target(tmp_path):
     for measure in ("(b) archive: full run, cold", "(b) archive: peak memory", "(c) archive: re-run, nothing changed",
                     "(g) simulated: full run, cold (7 editions)", "(h) simulated: add one edition",
                     "(i) simulated: processed/ size", "(e) compare of the two files, cold",
-                    "(e) compare of the two files, again", "(j) --help", "(k) history"):
+                    "(e) compare of the two files, again", "(j) --help", "(k) history", "(l) identify 20 rule lines",
+                    "(l) identify: peak memory"):
         row = next((line for line in table if line.startswith(measure)), None)
         assert row is not None, (measure, result.output)
         assert row.endswith(("  met", "NOT met")) or measure.startswith("(c)"), row

@@ -1,4 +1,5 @@
 """Dating undated fragments: the window of editions in which every rule they hold had that text."""
+import json
 import shutil
 
 import pytest
@@ -6,7 +7,7 @@ from click.testing import CliRunner
 
 from pipeline import stages
 from pipeline.cli import main
-from pipeline.identify import edition_texts, identify_files, window
+from pipeline.identify import edition_texts, identify_files, verdict, version, window
 from pipeline.records import Rule
 from conftest import ARCHIVE, RAW, SEEDS, needs_archive
 
@@ -81,7 +82,7 @@ def processed(archive_run):
 ])
 def test_identify_the_seeds(processed, seeds, expected):
     found = identify_files([RAW / f"{SEEDS[s]}.txt" for s in seeds], processed)
-    assert found.editions == expected
+    assert found.window.editions == expected
 
 
 @needs_archive
@@ -104,7 +105,7 @@ def test_identify_cli_names_the_closest_edition_when_none_matches(processed):
 
 def test_identify_cli_without_a_run(tmp_path):
     result = CliRunner().invoke(main, ["identify", "--processed", str(tmp_path), str(RAW / f"{SEEDS['004']}.txt")])
-    assert result.exit_code == 1 and "rules.parquet is missing" in result.output
+    assert result.exit_code == 1 and "crdiff.sqlite is missing" in result.output
 
 
 @needs_archive
@@ -137,3 +138,76 @@ def test_identify_refuses_a_pipe_rather_than_waiting_on_it(tmp_path):
                            str(tmp_path / "fifo")], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert done.stderr == f"Error: {tmp_path / 'fifo'}: not a regular file (a pipe, socket or device)\n"
+
+
+def v(text, *examples):
+    return version(text, examples)
+
+
+@pytest.mark.parametrize("mine, cut, theirs, expected", [
+    (v("A “quoted” word."), "whole", v("A “quoted” word."), "exact"),
+    (v('A "quoted" word.'), "whole", v("A “quoted” word."), "other typography"),  # the copier's quotes
+    (v("A quoted word."), "whole", v("A “quoted” word."), "other words"),
+    (v("A rule."), "whole", v("A rule.", "Example: one."), "exact"),  # examples left out: no evidence
+    (v("A rule.", "Example: one."), "whole", v("A rule.", "Example: one.", "Example: two."), "exact"),
+    (v("A rule.", "Example: three."), "whole", v("A rule.", "Example: one."), "other examples"),
+    (v("A rule that stops"), "end", v("A rule that stops here."), "start"),  # cut mid-rule
+    (v("A rule that stops"), "whole", v("A rule that stops here."), "other words"),
+    (v("A rule.", "Example: cut"), "end", v("A rule.", "Example: cut short."), "start"),
+    (v("A rule", "Example: cut"), "end", v("A rule.", "Example: cut short."), "other words"),  # its text is whole
+    (v("that stops here."), "inside", v("A rule that stops here."), "inside"),  # text before the first number
+    (v("A rule."), "whole", None, "absent"),
+])
+def test_verdict(mine, cut, theirs, expected):
+    assert verdict(mine, cut, theirs) == expected
+
+
+def test_exact_typography_narrows_the_window():
+    texts = edition_texts([rule("1.1a", 'A "word".', "2001"), rule("1.1a", "A “word”.", "2002"),
+                           rule("1.1a", "A “word”.", "2003")], {"2001", "2002", "2003"})
+    found = window([rule("1.1a", "A “word”.")], texts)
+    assert found.editions == ("2001", "2002", "2003") and found.exactly == ("2002", "2003")
+    assert window([rule("1.1a", "A word.")], texts).editions == ()
+
+
+def test_the_last_rule_of_a_file_may_be_cut_short_the_others_not():
+    texts = edition_texts([rule("1.1a", "Old words.", "2001"), rule("1.1b", "Same words here.", "2001")], {"2001"})
+    assert window([rule("1.1a", "Old words."), rule("1.1b", "Same wor")], texts).editions == ("2001",)
+    assert window([rule("1.1b", "Same wor"), rule("1.1a", "Old words.")], texts).editions == ()
+
+
+@pytest.fixture
+def clippings(tmp_path):
+    folder = tmp_path / "clippings"
+    folder.mkdir()
+    shutil.copy(RAW / f"{SEEDS['004']}.txt", folder / "type-line.md")
+    (folder / "evolve.txt").write_text("702.98a Evolve is a triggered ability.\n", encoding="utf-8")
+    (folder / "nothing.txt").write_text("Nothing to see here.\n", encoding="utf-8")
+    return folder
+
+
+@needs_archive
+def test_identify_a_folder_of_clippings_each_alone(processed, clippings):
+    result = CliRunner().invoke(main, ["identify", "--processed", str(processed), str(clippings)])
+    assert result.exit_code == 1  # one clipping could not be read; the others are dated
+    assert f"{clippings / 'type-line.md'}: 34 rules; matches 2025-06-06" in result.output
+    assert f"{clippings / 'evolve.txt'}: 1 rule; matches 2013-05-01" in result.output  # its start
+    assert f"{clippings / 'nothing.txt'}: error: " in result.output and "--format" in result.output
+
+
+@needs_archive
+def test_identify_each_file_alone_or_together_as_json(processed):
+    files = [str(RAW / f"{SEEDS[k]}.txt") for k in ("001", "004")]
+    alone = CliRunner().invoke(main, ["identify", "--each", "--json", "--processed", str(processed), *files])
+    together = CliRunner().invoke(main, ["identify", "--json", "--processed", str(processed), *files])
+    assert [f["window"]["editions"] for f in json.loads(alone.stdout)["fragments"]] == \
+        [["2006-07-15"], ["2025-06-06"]]
+    [both] = json.loads(together.stdout)["fragments"]
+    assert both["window"] is None and both["rules"] == 24 + 34 and both["closest"] == ["2025-06-06"]
+    assert set(both["rules_by_verdict"]["absent"]) >= {"212.1d", "212.1e"}
+
+
+def test_a_file_nothing_describes_asks_for_format(tmp_path):
+    (tmp_path / "notes.txt").write_text("Some notes about the rules.\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["identify", "--processed", str(tmp_path), str(tmp_path / "notes.txt")])
+    assert result.exit_code == 1 and "name its format with --format" in result.output

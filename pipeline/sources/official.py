@@ -94,6 +94,28 @@ def clean(doc: SourceDoc, furniture=None) -> CleanDoc:
                     doc.edition, tuple(warnings), layout != "lines", complete=credits is not None)
 
 
+def clean_fragment(doc: SourceDoc) -> CleanDoc:
+    """Numbered rule lines cut from an edition (what `identify` reads when nothing says otherwise): the
+    rules part of `clean` without the title, contents or credits around it; a "Glossary" line starts the
+    glossary entries. A fragment, never a complete edition."""
+    ledger = Ledger(doc.text)
+    lines = ledger.lines
+    for index, line in enumerate(lines):
+        if SEPARATOR.match(line):
+            ledger.set_aside(index, "separator lines")
+    glossary = _find_line(lines, "Glossary", 0)
+    end_rules = glossary if glossary is not None else len(lines)
+    layout = _layout(ledger, 0, end_rules)
+    paragraphs = unwrap(_rule_lines(ledger, 0, end_rules, layout))
+    if glossary is not None:
+        ledger.drop(glossary + 1, lines[glossary], "section heading")
+        paragraphs += glossary_paragraphs(ledger, glossary + 1, len(lines), layout,
+                                          lambda *a: _starts_paragraph(*a, layout))
+    ledger.check(doc.path)
+    return CleanDoc(doc, tuple(paragraphs), tuple(ledger.discards), ledger.total, ledger.kept,
+                    doc.edition, (), layout != "lines")
+
+
 def _find_line(lines: list[str], text: str, start: int, stop: int | None = None) -> int | None:
     stop = len(lines) if stop is None else stop
     return next((i for i in range(start, stop) if lines[i].strip() == text), None)
