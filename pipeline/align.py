@@ -239,7 +239,43 @@ def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match],
     more, merged = _reworded(old, new, o, n, found, extra, both, home, allowed)
     found, extra = found + more, extra + merged
     found += _placed(old, new, o, n, found, extra, both, allowed)
-    return found + _gaps(old, new, o, n, found, extra, both, allowed), extra
+    found += _gaps(old, new, o, n, found, extra, both, allowed)
+    return found + _in_section(old, new, o, n, found, extra, both, allowed), extra
+
+
+def _in_section(old, new, o, n, found, extra, both, allowed) -> list[Match]:
+    """A rule rewritten inside its section: an ended rule and an added rule under the parent its
+    parent became (where most of its siblings went), each keeping GAP_SHARE of the other's own words
+    (508.4 -> 508.5 of 2011, moved after the rule that followed it and reworded). Pairs are taken
+    best first, each rule once."""
+    went = {m.old for m in found} | {m.old for m in extra}
+    came = {m.new for m in found} | {m.new for m in extra}
+    parent_went = _parent_map(old, new, found)
+    ended, added = defaultdict(list), defaultdict(list)
+    for i in o:
+        if i not in went and not _is_piece(old[i]) and old[i].kind in ("rule", "subrule") \
+                and old[i].parent in parent_went:
+            ended[parent_went[old[i].parent]].append(i)
+    for j in n:
+        if j not in came and not _is_piece(new[j]) and new[j].kind in ("rule", "subrule"):
+            added[new[j].parent].append(j)
+    (old_words, old_idf, _), (new_words, new_idf, _) = map(rule_words, both)
+    out = []
+    for parent in sorted(ended):
+        pairs = []
+        for i in ended[parent]:
+            for j in added.get(parent, ()):
+                a, b = old_words.get(i, frozenset()), new_words.get(j, frozenset())
+                share = min(_share(a & b, a, old_idf), _share(a & b, b, new_idf))
+                if share >= GAP_SHARE and allowed(i, j):
+                    pairs.append((-share, i, j))
+        taken = set()
+        for _, i, j in sorted(pairs):
+            if i not in taken and j not in taken:
+                taken |= {i, j}
+                out.append(Match(i, j, round(fuzz.ratio(score_form(_text(old[i])), score_form(_text(new[j]))), 1),
+                                 "traced", True))
+    return out
 
 
 GAP_SHARE = 0.25  # of each rule's own words (by rarity) found in the other: a rule rewritten in its place

@@ -115,3 +115,24 @@ def test_a_rule_rewritten_between_the_same_neighbours_continues():
     found, _ = changes_of(old, new)
     assert found[("110.5a", "111.2")].change == "modified"
 
+
+
+def test_a_rule_rewritten_and_moved_inside_its_section_continues():
+    """508.4 -> 508.5 of 2011: the rule moved after the one that followed it and was reworded; its
+    section is the same, it is the only rule of it that ended and the other the only one added."""
+    defending = ("Effects from a creature that refer to a defending player refer only to the defending player it's "
+                 "attacking (if it's attacking a player) or the controller of the planeswalker it's attacking (if "
+                 "it's attacking a planeswalker).")
+    reworded = ("If an ability of an attacking creature refers to a defending player, or a spell or ability refers "
+                "to both an attacking creature and a defending player, then unless otherwise specified, the "
+                "defending player it's referring to is the player that creature was attacking at the time it became "
+                "an attacking creature that combat, or the controller of the planeswalker that creature was "
+                "attacking at the time it became an attacking creature that combat.")
+    onto = ("If a creature is put onto the battlefield attacking, its controller chooses which defending player "
+            "it's attacking as it enters the battlefield.")
+    old = edition("2000-01-01", *FILLER, ("508.3", "Third, the active player gets priority."),
+                  ("508.4", defending), ("508.5", onto))
+    new = edition("2001-01-01", *FILLER, ("508.3", "Third, the active player gets priority."),
+                  ("508.4", onto), ("508.5", reworded))
+    found, _ = changes_of(old, new)
+    assert found[("508.4", "508.5")].change == "modified"
