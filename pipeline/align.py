@@ -34,7 +34,8 @@ from pipeline.clean import compare_form
 from pipeline.errors import PipelineError
 from pipeline.patterns import NUMBER_IN_TEXT, TERMINOLOGY
 from pipeline.records import Match, Rule
-from pipeline.trace import ORDINALS, content_words, reworded, rule_words, sentences, sorted_words, trace, units
+from pipeline.trace import (ORDINALS, alike, content_words, reworded, rule_words, sentences, sorted_words, trace,
+                            units, unexplained)
 
 HEADINGS = ("part", "chapter", "section")
 ONE_TO_ONE = ("same", "moved", "fuzzy", "override", "traced", "renamed")
@@ -103,7 +104,43 @@ def align(old: list[Rule], new: list[Rule], force: set[tuple[str, str]] = frozen
         if group == "body":
             pieces = {m.new for m in extra if m.method == "split"}
             matches += _resemblances(old, new, o, [j for j in added if j not in pieces])
-    return matches
+    return matches + (_from_glossary(old, new, matches) if whole else [])
+
+
+FROM_GLOSSARY = 0.5  # of an added rule's own text (by weight) found in what one glossary entry lost
+
+
+def _from_glossary(old, new, matches) -> list[Match]:
+    """Text moved from the glossary into the numbered rules ("Event" -> 700.1 and "Exchange" ->
+    701.8a-f in July 2009, the entries cut down to "See rule ..."): an added rule at least half of
+    whose text (by weight) is text one glossary entry lost is a split piece of that entry."""
+    went = {m.old: m.new for m in matches if m.old is not None and m.new is not None and m.method in ONE_TO_ONE}
+    pieces = {m.new for m in matches if m.method in ("split", "resembles")}
+    added = [m.new for m in matches if m.old is None and _group(new[m.new]) == "body" and m.new not in pieces
+             and new[m.new].kind in ("rule", "subrule") and not _is_piece(new[m.new])]
+    terms = [i for i, r in enumerate(old) if r.kind == "glossary"]
+    if not added or not terms:
+        return []
+    before = units(old, terms, score_form)
+    after = units(new, sorted({went[i] for i in terms if i in went}), score_form)
+    lost = [u for i in terms for u in unexplained(before.get(i, []), after.get(went.get(i), []))]
+    index = defaultdict(list)
+    for k, u in enumerate(lost):
+        for w in u.words:
+            index[w].append(k)
+    out = []
+    for j, mine in units(new, added, score_form).items():
+        total, got = sum(u.weight for u in mine), Counter()
+        for u in mine:
+            near = Counter(k for w in u.words for k in index.get(w, ()))
+            source = next((lost[k].rule for k, c in near.most_common() if c >= 2 and alike(u, lost[k])), None)
+            if source is not None:
+                got[source] += u.weight
+        if got and total:
+            i, weight_got = max(sorted(got.items()), key=lambda kv: kv[1])
+            if weight_got / total >= FROM_GLOSSARY:
+                out.append(Match(i, j, round(100 * weight_got / total, 1), "split", weight_got / total < 0.6))
+    return out
 
 
 RESEMBLES = 70  # an added rule this like an old one was probably written on its model

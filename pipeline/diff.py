@@ -209,7 +209,9 @@ def change_between(a: Rule, b: Rule, lineage: str, m, change: str | None = None)
     subs = substitutions(ops) + substitutions(title_ops) + tuple(s for e in example_ops for s in substitutions(e))
     similarity = round(fuzz.ratio(_full(a), _full(b)), 1)
     note = ""
-    if a.kind == "glossary" and classify_text(a.rule_id, b.rule_id) not in ("unchanged", "cosmetic"):
+    if a.kind == "glossary" and b.kind != "glossary":  # text moved from the glossary into the rules
+        note = f"from the glossary entry {a.rule_id}"
+    elif a.kind == "glossary" and classify_text(a.rule_id, b.rule_id) not in ("unchanged", "cosmetic"):
         change, note = change or "renamed", f"renamed from {a.rule_id}"
     return RuleChange(a.edition, b.edition, lineage, a.rule_id, b.rule_id, b.kind, change or classify(a, b),
                       a.rule_id != b.rule_id, similarity, m.review, m.method, m.score, ops, title_ops, example_ops,

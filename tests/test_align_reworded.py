@@ -136,3 +136,21 @@ def test_a_rule_rewritten_and_moved_inside_its_section_continues():
                   ("508.4", onto), ("508.5", reworded))
     found, _ = changes_of(old, new)
     assert found[("508.4", "508.5")].change == "modified"
+
+
+def test_text_moved_from_the_glossary_into_the_rules_is_a_split_piece_of_the_entry():
+    """July 2009: the glossary's "Exchange" was cut down to "See rule 701.8" and its paragraphs became
+    701.8a-b; they are pieces of the entry, not new rules."""
+    from test_align import rule
+    first = ("A spell or ability may instruct players to exchange something (for example, life totals or control "
+             "of two permanents) as part of its resolution. When such a spell or ability resolves, if the entire "
+             "exchange can't be completed, no part of the exchange occurs.")
+    second = ("When life totals are exchanged, each player gains or loses the amount of life necessary to equal the "
+              "other player's previous life total.")
+    old = edition("2000-01-01", *FILLER) + [rule("2000-01-01", "Exchange", first + "\n" + second, "glossary")]
+    new = edition("2001-01-01", *FILLER, ("701.8", "Exchange"), ("701.8a", first), ("701.8b", second)) \
+        + [rule("2001-01-01", "Exchange", "To swap two things, such as life totals. See rule 701.8.", "glossary")]
+    found, _ = changes_of(old, new)
+    assert found[("Exchange", "701.8a")].change == "split"
+    assert found[("Exchange", "701.8b")].change == "split"
+    assert found[("Exchange", "Exchange")].change == "modified"
