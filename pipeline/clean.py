@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 
 from pipeline.errors import SourceError
 from pipeline.patterns import (ANGLED_URL, CITATION, DASH, FOLD, ITALIC_UNDERSCORES, LOST_CHAR, LOST_DASH,
-                               LOST_TRADEMARK, SPACES,
+                               LOST_TRADEMARK, OLD_SYMBOL, SPACES,
                                TRADEMARK)
 from pipeline.records import Discard, Paragraph
 
@@ -54,8 +54,10 @@ TAG_BEFORE_PUNCTUATION = re.compile(rf"(?<!\s)\s*(?:{CITATION.pattern})(?=[.,;:!
 
 def fold_typography(text: str) -> str:
     """Curly/straight quotes, dashes (spaced or not, "--"), (TM)/™, underscores used as italics,
-    URLs in angle brackets, characters lost as '?'."""
+    URLs in angle brackets, characters lost as '?', mana symbols spelt "{oW}"."""
     text = unicodedata.normalize("NFC", text)
+    if "{o" in text:
+        text = OLD_SYMBOL.sub(r"{\1}", text)
     if "?" in text:
         text = LOST_DASH.sub("-", LOST_CHAR.sub("'", text))
     if "-" in text or "—" in text or "–" in text:

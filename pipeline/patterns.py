@@ -49,6 +49,8 @@ ITALIC_UNDERSCORES = re.compile(r"(?<![\w])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w])")  
 LOST_CHAR = re.compile(r"(?<=\w)\?(?=\w)")  # "who?ve": a curly quote lost in the published file
 LOST_DASH = re.compile(r"(?<=\s)\?(?=\s)")  # "Artifact ? Equipment": a lost dash
 SPACES = re.compile(r"[ \t]+")
+# "{oW}", "{oT}", "{o2}": mana symbols as the 2003 edition spells them
+OLD_SYMBOL = re.compile(r"\{o([WUBRGSXYZTQ]|\d{1,2})\}")
 
 # Citation tags. [CompRules 2007/10/01] [CR 204.1a] [D'Angelo 2007/10/20] [Future Sight FAQ 2007/05/01]
 # and the broken wiki template {{CR|204.1a} (one closing brace short). The source ends with a character

@@ -169,6 +169,8 @@ def test_substitutions(a, b, expected):
 def test_classify_reference_and_cosmetic():
     assert classify_text("see rule 212.2h.", "see rule 301.5c.") == "reference"
     assert classify_text("can’t", "can't") == "cosmetic"
+    assert classify_text("{oT}: Add {oG} to your mana pool.", "{T}: Add {G} to your mana pool.") == "cosmetic"
+    assert classify_text("{oT}: Add {oG}.", "{T}: Add {W}.") == "modified"
 
 
 # --- the archive ---------------------------------------------------------------------------
