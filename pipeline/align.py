@@ -277,7 +277,43 @@ def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match],
     found, extra = found + more, extra + merged
     found += _placed(old, new, o, n, found, extra, both, allowed)
     found += _gaps(old, new, o, n, found, extra, both, allowed)
-    return found + _in_section(old, new, o, n, found, extra, both, allowed), extra
+    found += _in_section(old, new, o, n, found, extra, both, allowed)
+    return _heads_continue(old, new, found, extra, both)
+
+
+def _heads_continue(old, new, found, extra, both) -> tuple[list[Match], list[Match]]:
+    """A rule merged into a rule that opens with its first sentence, under its own number, continues
+    into it; the rule that was taken to continue it, whose first sentence is not there, is the one
+    merged (300.2 of July 2009 -> 300.2 of 2011, which absorbed 301.5's artifact creatures). Only a
+    scored pair is undone: a word-for-word or forced match stands."""
+    uo, un = both
+    primary = {m.new: m for m in found}
+    swaps = {}
+    for m in extra:
+        p = primary.get(m.new)
+        if m.method != "merge" or p is None or p.method not in ("fuzzy", "traced") \
+                or old[m.old].rule_id != new[m.new].rule_id or old[p.old].rule_id == new[m.new].rule_id:
+            continue
+        head, mine, theirs = _lead(un.get(m.new)), _lead(uo.get(m.old)), _lead(uo.get(p.old))
+        if head and mine and alike(mine, head) and not (theirs and alike(theirs, head)):
+            swaps[m.new] = (m, p)
+    if not swaps:
+        return found, extra
+    (old_words, old_idf, _), (new_words, _, _) = map(rule_words, both)
+    undone = {id(x) for pair in swaps.values() for x in pair}
+    found = [m for m in found if id(m) not in undone]
+    extra = [m for m in extra if id(m) not in undone]
+    for j, (m, p) in sorted(swaps.items()):
+        a = old_words.get(p.old, frozenset())
+        share = round(100 * _share(a & new_words.get(j, frozenset()), a, old_idf), 1)
+        found.append(Match(m.old, j, m.score, "traced", True))
+        extra.append(Match(p.old, j, share, "merge", True))
+    return found, extra
+
+
+def _lead(units_of):
+    """A rule's first sentence (its head), or None."""
+    return next((u for u in units_of or () if u.part == "lead"), None)
 
 
 def _in_section(old, new, o, n, found, extra, both, allowed) -> list[Match]:

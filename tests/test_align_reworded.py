@@ -154,3 +154,4 @@ def test_text_moved_from_the_glossary_into_the_rules_is_a_split_piece_of_the_ent
     assert found[("Exchange", "701.8a")].change == "split"
     assert found[("Exchange", "701.8b")].change == "split"
     assert found[("Exchange", "Exchange")].change == "modified"
+
