@@ -231,6 +231,8 @@ def _near(old, new, o, n, text):
         if not texts:
             return set()
         pool = sorted({text(old[i]) for i in o} | {text(new[j]) for j in n})
+        if len(texts) * len(pool) > MAX_DENSE_CELLS:  # larger than any real step: the likeliest only
+            return _near_sparse(texts, pool)
         out = set()
         step = max(1, BLOCK_CELLS // len(pool))
         for start in range(0, len(texts), step):
@@ -239,6 +241,21 @@ def _near(old, new, o, n, text):
             out |= {t for t, row in zip(block, close) if np.count_nonzero(row) > 1}  # itself, and another
         return out
     return near
+
+
+def _near_sparse(texts: list[str], pool: list[str]) -> set[str]:
+    """`near` for steps too large to compare every pair (made-up or hostile editions): each text is
+    compared with the CANDIDATES texts sharing most of its rare words only (a near copy shares them all)."""
+    vectors_a, vectors_b, df = word_vectors(texts, pool)
+    rare = np.flatnonzero(df <= RARE_DF)
+    rows, cols = _best_by_words(vectors_a[:, rare].tocsr(), vectors_b[:, rare].tocsr())
+    keep = np.array([texts[r] != pool[c] for r, c in zip(rows, cols)], dtype=bool)
+    rows, cols = rows[keep], cols[keep]
+    if not len(rows):
+        return set()
+    close = process.cpdist([texts[r] for r in rows], [pool[c] for c in cols], scorer=fuzz.ratio,
+                           score_cutoff=NEAR_COPY, dtype=np.uint8, workers=-1)
+    return {texts[r] for r, score in zip(rows, close) if score}
 
 
 def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match], list[Match]]:
@@ -316,6 +333,9 @@ def _lead(units_of):
     return next((u for u in units_of or () if u.part == "lead"), None)
 
 
+SECTION_PAIRS = 10_000  # ended x added rules of one section weighed at most (real: 72 at the most)
+
+
 def _in_section(old, new, o, n, found, extra, both, allowed) -> list[Match]:
     """A rule rewritten inside its section: an ended rule and an added rule under the parent its
     parent became (where most of its siblings went), each keeping GAP_SHARE of the other's own words
@@ -335,6 +355,8 @@ def _in_section(old, new, o, n, found, extra, both, allowed) -> list[Match]:
     (old_words, old_idf, _), (new_words, new_idf, _) = map(rule_words, both)
     out = []
     for parent in sorted(ended):
+        if len(ended[parent]) * len(added.get(parent, ())) > SECTION_PAIRS:
+            continue  # the section was rewritten, not a rule of it: pairs by shared words say little
         pairs = []
         for i in ended[parent]:
             for j in added.get(parent, ()):

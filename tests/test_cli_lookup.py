@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from pipeline import lookup
 from pipeline.cli import main
-from conftest import ARCHIVE, needs_archive
+from conftest import ARCHIVE, RAW, needs_archive
 
 HEAD = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game\n\n100. General\n\n"
 
@@ -81,6 +81,7 @@ def test_every_json_option_gives_valid_json(tmp_path, seeds_run):
         "compare": ["compare", tmp_path / "a.txt", tmp_path / "b.txt"],
         "cite": ["cite", "[CR 205.1a]", "--as-of", "2025-06-06", "--processed", processed],
         "accuracy": ["accuracy", "--corpus", ARCHIVE, "--cases", tmp_path / "cases.csv"],
+        "identify": ["identify", next(RAW.glob("004_*.txt")), "--processed", processed],
     }
     with_json = {name for name, cmd in main.commands.items() if any(p.name == "as_json" for p in cmd.params)}
     assert with_json == set(runs)  # a new --json command needs a case here
