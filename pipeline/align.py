@@ -299,17 +299,20 @@ def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match],
 
 
 def _heads_continue(old, new, found, extra, both) -> tuple[list[Match], list[Match]]:
-    """A rule merged into a rule that opens with its first sentence, under its own number, continues
-    into it; the rule that was taken to continue it, whose first sentence is not there, is the one
-    merged (300.2 of July 2009 -> 300.2 of 2011, which absorbed 301.5's artifact creatures). Only a
-    scored pair is undone: a word-for-word or forced match stands."""
+    """A rule merged into a rule that opens with its first sentence, of its own number or under the
+    parent its parent became, continues into it; the rule that was taken to continue it, whose first
+    sentence is not there, is the one merged (300.2 of July 2009 -> 300.2 of 2011, which absorbed
+    301.5's artifact creatures; phasing 502.15a -> 702.23a). Only a scored pair is undone: a
+    word-for-word or forced match stands."""
     uo, un = both
     primary = {m.new: m for m in found}
+    parent_went = _parent_map(old, new, found)
     swaps = {}
     for m in extra:
         p = primary.get(m.new)
         if m.method != "merge" or p is None or p.method not in ("fuzzy", "traced") \
-                or old[m.old].rule_id != new[m.new].rule_id or old[p.old].rule_id == new[m.new].rule_id:
+                or not (old[m.old].rule_id == new[m.new].rule_id
+                        or parent_went.get(old[m.old].parent) == new[m.new].parent):
             continue
         head, mine, theirs = _lead(un.get(m.new)), _lead(uo.get(m.old)), _lead(uo.get(p.old))
         if head and mine and alike(mine, head) and not (theirs and alike(theirs, head)):
