@@ -456,7 +456,8 @@ def _echo_identified(report: dict, named: bool) -> None:
         return
     for path, read_as in zip(report["files"], report["read_as"]):
         if read_as["chosen_by"] == "sniffed":
-            click.echo(f"note: {path}: read as {read_as['as']}, by its look (--format FORMAT to read it otherwise)", err=True)
+            click.echo(f"note: {path}: read as {read_as['as']}, by its look (--format FORMAT to read it otherwise)",
+                       err=True)
     editions = report["window"]["editions"] if report["window"] else []
     click.echo(("" if not named else f"{files}: ") + f"{_count(report['rules'], 'rule')}; matches "
                + label(tuple(editions))
