@@ -20,7 +20,7 @@ from markupsafe import Markup, escape
 
 from pipeline.clean import LINE_BREAK
 from pipeline.diff import observed_note
-from pipeline import cite, load, pagekeys, publish, reader, redline
+from pipeline import cite, load, pagekeys, publish, reader, redline, registry, rulepages
 from pipeline.errors import PipelineError
 from pipeline.schema import BY_NAME
 from pipeline.records import CleanDoc
@@ -134,6 +134,7 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
                                {e["edition"] for e in editions if e["status"] == "fragment"})
     index = _lineage_pages(page, put, (progress or iter)(lineages), env)
     _reader_pages(page, put, grouped, digests, editions, env)
+    _number_pages(page, put, grouped, remapper)
     del rules, grouped
     sources = _sources(data["sources"], data["discards"])
     texts = {d.source.source_id: d for d in docs or ()}
@@ -208,8 +209,8 @@ def _numbers_now(doc: CleanDoc, remapper) -> dict[int, str]:
 
 def _reader_pages(page, put, grouped: dict[str, list[dict]], digests: dict[str, str], editions: list[dict],
                   env: Environment) -> None:
-    """An edition page per edition (keyed by its records and its neighbours), and a stable address per
-    rule number of the current edition (keyed by all it shows)."""
+    """An edition page per edition (keyed by its records and its neighbours), and editions.js: the complete
+    editions, the registry's set codes and the run's editions' set names (for `?as-of=`)."""
     shown = [e for e in editions if e["edition"] in grouped]
     entry_html = _entry_renderer(env.get_template("edition_entry.html"))
     for i, e in enumerate(shown):
@@ -221,12 +222,22 @@ def _reader_pages(page, put, grouped: dict[str, list[dict]], digests: dict[str, 
         first_glossary = next((x["id"] for x in context["entries"] if x["kind"] == "glossary"), None)
         body = Markup("").join(entry_html(x, x["id"] == first_glossary) for x in context["entries"])
         page(name, "edition.html", prev=prev, next=next_, body=body, **context)
-    for rule in reader.current_rules(grouped, editions):
+    complete = [e["edition"] for e in editions if e["status"] == "complete"]
+    sets = {s.set_code: [s.effective, s.set_name] for s in registry.entries()}
+    labels = {e["edition"]: f"{e['set_code']}, {e['set_name']}" for e in editions if e["set_code"]}
+    put("editions.js", "window.CR_EDITIONS = " + json.dumps(complete) + ";\nwindow.CR_SETS = " +
+        json.dumps(sets, ensure_ascii=False, sort_keys=True) + ";\nwindow.CR_LABELS = " +
+        json.dumps(labels, ensure_ascii=False, sort_keys=True) + ";\n")
+
+
+def _number_pages(page, put, grouped: dict[str, list[dict]], remapper) -> None:
+    """A page per rule number that ever existed (rulepages), keyed by all it shows."""
+    words = {(r["edition"], r["rule_id"]): r["text"] or r["title"] for records in grouped.values() for r in records
+             if r["kind"] not in cite.UNNUMBERED}
+    for rule in rulepages.pages(remapper, lambda edition, number: words.get((edition, number), "")):
         name = f"rules/{rule['number']}.html"
         if not put.skip(name, pagekeys.key(name, rule)):
             page(name, "rule.html", rule=rule)
-    complete = [e["edition"] for e in editions if e["status"] == "complete"]
-    put("editions.js", "window.CR_EDITIONS = " + json.dumps(complete) + ";\n")
 
 
 def _writer(reports: Path, written: list[Path]):
