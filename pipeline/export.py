@@ -18,7 +18,7 @@ from pipeline.clean import compare_form
 from pipeline.errors import PipelineError
 from pipeline.fetch_lock import fetched_url
 from pipeline.ingest import Rejection
-from pipeline.records import CleanDoc, Edition, Rule, rule_key
+from pipeline.records import CleanDoc, Edition, Rule, edition_status, rule_key
 from pipeline import parquet
 from pipeline.database import Database
 from pipeline.schema import BY_NAME, WORDING
@@ -158,10 +158,6 @@ def edition_rows(eds: list[Edition], rules: list[Rule]) -> pd.DataFrame:
                      "commentary": c.get("commentary", 0), "examples": examples.get(e.edition, 0),
                      "conflicts": e.conflicts})
     return frame("editions", rows)
-
-
-def edition_status(e: Edition) -> str:
-    return "complete" if e.complete else "truncated" if e.truncated else "copy" if e.observes else "fragment"
 
 
 def glossary_rows(rules: list[Rule], history: object | None = None) -> pd.DataFrame:

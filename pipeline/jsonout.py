@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pipeline import registry
 from pipeline.cite import UNNUMBERED, Remapper
-from pipeline.records import Edition, Rule, rule_key
+from pipeline.records import Edition, Rule, edition_status, rule_key
 from pipeline.ruleid import sort_key
 from pipeline.store import write_atomic
 
@@ -39,7 +39,6 @@ ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 def remapper(rules: list[Rule], history, eds: list[Edition]) -> Remapper:
     """The cite module's index of lineages, from the records a run holds (not from its tables)."""
-    from pipeline.export import edition_status
     rows = ((r.edition, r.rule_id, r.kind, history.lineage.get(rule_key(r), "")) for r in rules)
     steps = ((c.from_edition, c.to_edition, c.lineage_id, c.old_rule_id, c.new_rule_id, c.change)
              for c in history.changes)
@@ -48,7 +47,6 @@ def remapper(rules: list[Rule], history, eds: list[Edition]) -> Remapper:
 
 def write(out: Path, rules: list[Rule], history, eds: list[Edition]) -> None:
     """Every JSON file of a run into `out/json/` (a staging folder's)."""
-    from pipeline.export import edition_status
     folder = out / FOLDER
     index = remapper(rules, history, eds)
     by_edition: dict[str, list[Rule]] = {}
