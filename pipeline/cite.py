@@ -76,6 +76,23 @@ class Remapper:
         complete = [e for e in self.editions if statuses.get(e) == "complete"]
         self.latest = (complete or self.editions or [""])[-1]
 
+    def spans(self, lineage: str) -> list[list[str]]:
+        """The numbers a lineage had, as [first, last, number] runs of consecutive editions of `editions`
+        ([["2003-10-01", "2009-05-01", "212.1b"], ["2009-07-11", "2013-05-01", "204.1a"], ...])."""
+        order = {e: i for i, e in enumerate(self.editions)}
+        out: list[list[str]] = []
+        last = -2
+        for edition, rule_id in sorted(self.versions.get(lineage, ())):
+            i = order.get(edition)
+            if i is None:  # a fragment or copy among official editions: not a period of its own
+                continue
+            if out and out[-1][2] == rule_id and i == last + 1:
+                out[-1][1] = edition
+            else:
+                out.append([edition, edition, rule_id])
+            last = i
+        return out
+
     def edition(self, date: str) -> tuple[str, str]:
         """The edition a date or set code names, and a note when it is not one (the edition in force then)."""
         if not self.editions:

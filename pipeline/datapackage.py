@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline import browse
+from pipeline import browse, jsonout
 from pipeline.schema import DATABASE_ONLY, DESCRIPTION, LICENCE, TABLES, TEXT_ID, TITLE, WORDING, Table, flat
 from pipeline.store import write_atomic
 
@@ -80,6 +80,23 @@ types, so `parent` 702.10 becomes the number 702.1 and `renumberings.scope` 100 
 it must be the CSV: `pd.read_csv(path, dtype=str, keep_default_na=False)`, then convert the
 columns `datapackage.json` types; `rules.merge(texts, on="text_id")` puts the wording back.
 
+JSON for tools, in `json/` (compact UTF-8, each beside the JSON Schema it follows; `datapackage.json` lists
+them):
+
+- `json/current.json`: the latest complete edition keyed by rule number (`kind`, `title`, `text`,
+  `examples`, `parent`, `children`, `references`, `lineage`) and its `glossary` keyed by term;
+- `json/changes.json`: each step (`from`, `to`, `counts` by class) with its changed rules only (`old` and
+  `new` numbers, `class`, `renumbered`, `lineage`, and the redline's word operations `ops`, `title_ops`,
+  `example_ops`, each `[tag, old_start, old_end, new_start, new_end, old_words, new_words]`);
+- `json/lineages.json`: every number each lineage had as `[first, last, number]` runs over the official
+  `editions`, and its `end` (removed, or merged `into` a number) or where it was `split_from`;
+- `json/editions/<date>.json.gz`: every edition in the form of `current.json`, gzipped.
+
+```python
+json.load(open("processed/json/current.json"))["rules"]["702.19b"]["text"]
+json.load(gzip.open("processed/json/editions/2009-07-11.json.gz"))["rules"]["204.1a"]
+```
+
 `.stages/` holds each stage's output for the next stage (`python -m pipeline segment`, `align`,
 `export` run alone); `.cache/` holds the paragraph analyses and pair alignments that make a second
 run fast. Deleting `.cache/` is safe.
@@ -89,12 +106,21 @@ run fast. Deleting `.cache/` is safe.
 
 def descriptor() -> dict:
     return {
-        "profile": "tabular-data-package",
+        "profile": "data-package",  # tables, and the JSON for tools (pipeline/jsonout.py)
         "name": "mtg-comprehensive-rules-history",
         "title": TITLE,
         "description": DESCRIPTION,
-        "resources": [_resource(flat(t)) for t in TABLES],
+        "resources": [_resource(flat(t)) for t in TABLES] + _json_resources(),
     }
+
+
+def _json_resources() -> list[dict]:
+    """The JSON files, each with the JSON Schema it follows (beside it in json/). "type": "file" keeps
+    frictionless from reading a JSON file as one of its own descriptors (changes.json's "steps" as a pipeline)."""
+    return [{"name": "json-" + name.removesuffix(".json"), "path": f"{jsonout.FOLDER}/{name}",
+             "profile": "data-resource", "type": "file", "format": "json", "mediatype": "application/json",
+             "encoding": "utf-8", "description": what, "jsonSchema": f"{jsonout.FOLDER}/{schema}"}
+            for name, (schema, what) in jsonout.FILES.items()]
 
 
 EDITION_PATTERN = r"\d{4}-\d{2}-\d{2}"

@@ -18,7 +18,7 @@ from pipeline.clean import compare_form
 from pipeline.errors import PipelineError
 from pipeline.fetch_lock import fetched_url
 from pipeline.ingest import Rejection
-from pipeline.records import CleanDoc, Edition, Rule, rule_key
+from pipeline.records import CleanDoc, Edition, Rule, edition_status, rule_key
 from pipeline import parquet
 from pipeline.database import Database
 from pipeline.schema import BY_NAME, WORDING
@@ -151,17 +151,13 @@ def edition_rows(eds: list[Edition], rules: list[Rule]) -> pd.DataFrame:
         entry = registry.of(e.edition)
         rows.append({"edition": e.edition, "date": e.edition, "edition_end": e.edition_end,
                      "set_code": entry.set_code if entry else "", "set_name": entry.set_name if entry else "",
-                     "status": _status(e), "observes": e.observes, "sources": list(e.sources),
+                     "status": edition_status(e), "observes": e.observes, "sources": list(e.sources),
                      "records": sum(c.values()), "parts": c.get("part", 0), "chapters": c.get("chapter", 0),
                      "sections": c.get("section", 0), "rules": c.get("rule", 0), "subrules": c.get("subrule", 0),
                      "rulings": c.get("ruling", 0), "glossary": c.get("glossary", 0),
                      "commentary": c.get("commentary", 0), "examples": examples.get(e.edition, 0),
                      "conflicts": e.conflicts})
     return frame("editions", rows)
-
-
-def _status(e: Edition) -> str:
-    return "complete" if e.complete else "truncated" if e.truncated else "copy" if e.observes else "fragment"
 
 
 def glossary_rows(rules: list[Rule], history: object | None = None) -> pd.DataFrame:

@@ -1,6 +1,6 @@
 """The rules reader: one page per edition with the whole text, an anchor per rule (its number),
-example and glossary term, every rule reference in the text a link; and a stable address per
-current rule number (`rules/205.1a.html`, `?as-of=DATE` for the number in force on a date).
+example and glossary term (app.js also answers Yawgatog's `#R7023b`), every rule reference in the text
+a link. The stable page per rule number is pipeline/rulepages.py's.
 
 Text is escaped here, piece by piece, and handed to the templates as Markup: the only tags in it
 are the links and italics this module writes.
@@ -137,29 +137,3 @@ def by_edition(rules: Iterable[dict]) -> dict[str, list[dict]]:
     for r in rules:
         out.setdefault(r["edition"], []).append(r)
     return out
-
-
-def current_rules(rules_by_edition: dict[str, list[dict]], editions: list[dict]) -> Iterator[dict]:
-    """One stable address per rule number of the latest complete edition: the numbers its lineage
-    had, as spans of editions, so a page can find the number in force on any date."""
-    complete = [e["edition"] for e in editions if e["status"] == "complete" and e["edition"] in rules_by_edition]
-    if not complete:
-        return
-    before = dict(zip(complete[1:], complete))
-    spans: dict[str, list[list[str]]] = {}
-    for edition in complete:
-        for r in rules_by_edition[edition]:
-            if not r["lineage_id"] or r["kind"] in ("glossary", "commentary"):
-                continue
-            lineage = spans.setdefault(r["lineage_id"], [])
-            if lineage and lineage[-1][2] == r["rule_id"] and lineage[-1][1] == before.get(edition):
-                lineage[-1][1] = edition
-            else:
-                lineage.append([edition, edition, r["rule_id"]])
-    current = complete[-1]
-    for r in rules_by_edition[current]:
-        if r["kind"] in ("glossary", "commentary") or not r["lineage_id"]:
-            continue
-        yield {"number": r["rule_id"], "edition": current, "lineage_id": r["lineage_id"],
-               "spans": spans.get(r["lineage_id"], []), "text": r["text"] or r["title"]}
-

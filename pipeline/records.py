@@ -131,6 +131,11 @@ class Edition:
     observes: str = ""  # a copy's: the complete official edition in force on its date, which it is evidence about
 
 
+def edition_status(e: Edition) -> str:
+    """complete, truncated (an official text that stops early), copy (observes an edition) or fragment."""
+    return "complete" if e.complete else "truncated" if e.truncated else "copy" if e.observes else "fragment"
+
+
 def rule_key(r: Rule) -> tuple[str, str, str, int]:
     """A rule's identity within a run: edition, kind, number, occurrence (the rules table's key)."""
     return (r.edition, r.kind, r.rule_id, r.occurrence)

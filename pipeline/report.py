@@ -1,7 +1,8 @@
 """HTML reports, rendered from processed/ with jinja2 (autoescape on, StrictUndefined).
 
-Pages: index (timeline, steps, search), one per pair of editions, one per lineage, sources
-audit (with each source's lines), terminology. Static files only: the script, stylesheet and
+Pages: index (timeline, steps, search), one per pair of editions, one per lineage, one per edition,
+one per rule number that ever existed, sources audit (with each source's lines), terminology; and the Atom
+feed, feed.xml (pipeline/feed.py). Static files only: the script, stylesheet and
 search index are written into reports/ too, so everything opens from the file system.
 """
 from __future__ import annotations
@@ -20,7 +21,7 @@ from markupsafe import Markup, escape
 
 from pipeline.clean import LINE_BREAK
 from pipeline.diff import observed_note
-from pipeline import cite, load, pagekeys, publish, reader, redline
+from pipeline import cite, feed, jsonout, load, pagekeys, publish, reader, redline, registry, rulepages
 from pipeline.errors import PipelineError
 from pipeline.schema import BY_NAME
 from pipeline.records import CleanDoc
@@ -126,7 +127,9 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
          datasets=_datasets(processed, reports))
     grouped = reader.by_edition(rules)
     digests = {edition: pagekeys.digest(records) for edition, records in grouped.items()}  # shared by many keys
-    _pair_pages(page, put, steps, rules, data["changes"], digests)
+    by_step = _changes_by_step(data["changes"])
+    _pair_pages(page, put, steps, rules, by_step, digests)
+    put("feed.xml", feed.render(editions, steps, by_step, pair_file, reader.change_anchor))
     complete = [e["edition"] for e in editions if e["status"] == "complete"]
     remapper = cite.from_tables(rules, data["changes"], data["editions"])  # commentary shows the numbers now
     lineages = _lineage_inputs(rules, data["changes"], data["citations"], complete[-1] if complete else "",
@@ -134,6 +137,7 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
                                {e["edition"] for e in editions if e["status"] == "fragment"})
     index = _lineage_pages(page, put, (progress or iter)(lineages), env)
     _reader_pages(page, put, grouped, digests, editions, env)
+    _number_pages(page, put, grouped, remapper)
     del rules, grouped
     sources = _sources(data["sources"], data["discards"])
     texts = {d.source.source_id: d for d in docs or ()}
@@ -148,11 +152,11 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     return written
 
 
-def _pair_pages(page, put, steps: list[dict], rules: list[dict], changes: pd.DataFrame,
+def _pair_pages(page, put, steps: list[dict], rules: list[dict], by_step: dict[tuple[str, str], list[dict]],
                 digests: dict[str, str]) -> None:
     """A page per step: what it changed, with redlines. Its key is the step, its changes and the
     records of its two editions (the texts, titles and examples it shows)."""
-    texts, by_step = _texts(rules), _changes_by_step(changes)
+    texts = _texts(rules)
     for step in steps:
         a, b = step["from"], step["to"]
         shown = by_step.get((a, b), [])
@@ -208,8 +212,8 @@ def _numbers_now(doc: CleanDoc, remapper) -> dict[int, str]:
 
 def _reader_pages(page, put, grouped: dict[str, list[dict]], digests: dict[str, str], editions: list[dict],
                   env: Environment) -> None:
-    """An edition page per edition (keyed by its records and its neighbours), and a stable address per
-    rule number of the current edition (keyed by all it shows)."""
+    """An edition page per edition (keyed by its records and its neighbours), and editions.js: the complete
+    editions, the registry's set codes and the run's editions' set names (for `?as-of=`)."""
     shown = [e for e in editions if e["edition"] in grouped]
     entry_html = _entry_renderer(env.get_template("edition_entry.html"))
     for i, e in enumerate(shown):
@@ -221,12 +225,22 @@ def _reader_pages(page, put, grouped: dict[str, list[dict]], digests: dict[str, 
         first_glossary = next((x["id"] for x in context["entries"] if x["kind"] == "glossary"), None)
         body = Markup("").join(entry_html(x, x["id"] == first_glossary) for x in context["entries"])
         page(name, "edition.html", prev=prev, next=next_, body=body, **context)
-    for rule in reader.current_rules(grouped, editions):
+    complete = [e["edition"] for e in editions if e["status"] == "complete"]
+    sets = {s.set_code: [s.effective, s.set_name] for s in registry.entries()}
+    labels = {e["edition"]: f"{e['set_code']}, {e['set_name']}" for e in editions if e["set_code"]}
+    put("editions.js", "window.CR_EDITIONS = " + json.dumps(complete) + ";\nwindow.CR_SETS = " +
+        json.dumps(sets, ensure_ascii=False, sort_keys=True) + ";\nwindow.CR_LABELS = " +
+        json.dumps(labels, ensure_ascii=False, sort_keys=True) + ";\n")
+
+
+def _number_pages(page, put, grouped: dict[str, list[dict]], remapper) -> None:
+    """A page per rule number that ever existed (rulepages), keyed by all it shows."""
+    words = {(r["edition"], r["rule_id"]): r["text"] or r["title"] for records in grouped.values() for r in records
+             if r["kind"] not in cite.UNNUMBERED}
+    for rule in rulepages.pages(remapper, lambda edition, number: words.get((edition, number), "")):
         name = f"rules/{rule['number']}.html"
         if not put.skip(name, pagekeys.key(name, rule)):
             page(name, "rule.html", rule=rule)
-    complete = [e["edition"] for e in editions if e["status"] == "complete"]
-    put("editions.js", "window.CR_EDITIONS = " + json.dumps(complete) + ";\n")
 
 
 def _writer(reports: Path, written: list[Path]):
@@ -286,6 +300,7 @@ def _datasets(processed: Path, reports: Path) -> list[dict]:
     base = Path(os.path.relpath(final(processed).resolve(), final(reports).resolve())).as_posix()
     names = ["datapackage.json", "README.md", "crdiff.sqlite"] + [f"{n}.{ext}" for ext in ("csv", "parquet")
                                                                    for n in DATASETS]
+    names += [f"{jsonout.FOLDER}/{name}" for name in jsonout.FILES]
     return [{"name": n, "href": f"{base}/{n}"} for n in names if (processed / n).exists()]
 
 
@@ -311,8 +326,7 @@ def _steps(changes: pd.DataFrame, runs: pd.DataFrame) -> list[dict]:
     for (a, b), group in changes.groupby(["from_edition", "to_edition"], sort=True):
         counts = Counter(group["change"])
         out.append({"from": a, "to": b, "counts": {c: counts.get(c, 0) for c in CLASSES},
-                    "changed": sum(counts.get(c, 0)
-                                   for c in ("modified", "renamed", "added", "removed", "split", "merged")),
+                    "changed": sum(counts.get(c, 0) for c in feed.SUBSTANTIVE),
                     "renumbered": int(group["renumbered"].sum()),
                     "review": int(group["review"].sum()),
                     "runs": runs[(runs.from_edition == a) & (runs.to_edition == b)].to_dict(orient="records")})

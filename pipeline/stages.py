@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from pipeline import datapackage, export, publish, stored
+from pipeline import datapackage, export, jsonout, publish, stored
 from pipeline.cache import Cache, code_hash
 from pipeline.database import Database
 from pipeline.errors import PipelineError
@@ -258,6 +258,7 @@ def _export(result: Result, history, out: Path) -> None:
     except BaseException:
         db.abandon()
         raise
+    jsonout.write(out, rules, history, eds)
     datapackage.write(out, summaries)
     result.seconds["export"] = time.perf_counter() - start
 

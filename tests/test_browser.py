@@ -315,13 +315,81 @@ def test_archive_stable_rule_address_now_and_as_of_a_date(page, archive_reports)
     page.goto(base)
     page.wait_for_url("**/editions/2026-01-16.html#205.1a")
     page.goto(base + "?as-of=2011-06-17")
-    page.wait_for_url("**/editions/2011-06-17.html#204.1a")
-    page.goto(base + "?as-of=2010-01-01")  # not an edition: the one in force on that day
-    page.wait_for_url("**/editions/2009-07-11.html#204.1a")
+    page.wait_for_url("**/editions/2011-06-17.html?as-of=2011-06-17&rule=205.1a#204.1a")
+    page.goto(base + "?as-of=2010-01-01")  # not an edition: the one in force on that day, and it says so
+    page.wait_for_url("**/editions/2009-07-11.html?as-of=2010-01-01&rule=205.1a#204.1a")
+    assert page.inner_text("#as-of-note").startswith(
+        "Rule 205.1a as of 2010-01-01: the edition in force then was 2009-07-11 (M10, Magic 2010), "
+        "where it was numbered 204.1a.")
     page.goto(base + "?as-of=2005-01-01")
-    page.wait_for_url("**/editions/2003-10-01.html#212.1b")
+    page.wait_for_url("**/editions/2003-10-01.html?as-of=2005-01-01&rule=205.1a#212.1b")
+    page.goto(base + "?as-of=m10")  # a set code, as everywhere an edition is asked for
+    page.wait_for_url("**/editions/2009-07-11.html?as-of=m10&rule=205.1a#204.1a")
+    assert "as of M10 (Magic 2010, effective 2009-07-11): the edition in force then was 2009-07-11" in \
+        page.inner_text("#as-of-note")
     page.goto(base + "?as-of=1999-01-01")
     assert "No edition here was in force on 1999-01-01" in page.inner_text("#as-of-status")
+    assert page.errors == []
+
+
+@needs_archive
+@pytest.mark.parametrize("garbage", ["garbage", "2010-13-45", "2010-02-30", "", "<script>alert(1)</script>",
+                                     "1e3", "M10%22%3E%3Cb%3E"])
+def test_archive_as_of_refuses_garbage_with_a_message_instead_of_todays_rule(page, archive_reports, garbage):
+    reports, _ = archive_reports
+    url = (reports / "rules/205.1a.html").as_uri() + "?as-of=" + garbage
+    page.on("dialog", lambda d: page.errors.append("a dialog opened"))
+    page.goto(url)
+    page.wait_for_timeout(300)
+    assert page.url.startswith(url.partition("?")[0] + "?as-of=")  # stayed: today's rule is not shown instead
+    status = page.inner_text("#as-of-status")
+    assert "is neither a date (YYYY-MM-DD) nor a set code these reports know" in status
+    assert page.locator("#as-of-status *").count() == 0 and page.errors == []
+
+
+@needs_archive
+def test_archive_yawgatog_anchors_resolve_on_the_edition_pages(page, archive_reports, shots):
+    reports, _ = archive_reports
+    edition = (reports / "editions/2026-01-16.html").as_uri()
+    for anchor, rule in (("R70219b", "702.19b"), ("R1001", "100.1"), ("R702", "702"), ("R7023B", "702.3b")):
+        page.goto(edition + "#" + anchor)
+        page.wait_for_function(f"location.hash === '#{rule}'")
+        box = page.locator(f"[id='{rule}']").bounding_box()
+        assert box and -2 <= box["y"] < 1000, (anchor, box)  # scrolled to it (to a fraction of a pixel)
+        assert page.evaluate("document.querySelector(':target').id") == rule
+    page.screenshot(path=str(shots / "archive-yawgatog-anchor.png"))
+    page.evaluate("location.hash = '#R2121b'")  # a link followed on the page itself
+    assert "R2121b is rule 212.1b, which this edition does not have" in page.inner_text("#as-of-note")
+    page.goto((reports / "editions/2009-05-01.html").as_uri() + "#R2121b")
+    page.wait_for_function("location.hash === '#212.1b'")
+    assert page.errors == []
+
+
+@needs_archive
+def test_archive_every_number_that_ever_existed_has_a_page_saying_what_it_was(page, archive_reports, shots):
+    reports, processed = archive_reports
+    rules = pd.read_parquet(processed / "rules.parquet", columns=["edition", "rule_id", "kind"])
+    editions = pd.read_parquet(processed / "editions.parquet", columns=["edition", "status"])
+    official = set(editions[editions.status.isin(["complete", "truncated"])].edition)
+    numbers = set(rules[rules.edition.isin(official) & ~rules.kind.isin(["glossary", "commentary"])].rule_id)
+    assert {p.stem for p in (reports / "rules").glob("*.html")} == numbers and len(numbers) > 5000
+    page.goto((reports / "rules/212.1b.html").as_uri())  # not a number now: the page stays, and says
+    page.wait_for_timeout(300)
+    assert page.url.endswith("rules/212.1b.html")
+    first = page.locator("table.periods tbody tr").first.inner_text()
+    assert "2003-10-01 (MRD, Mirrodin)" in first and "2009-05-01 (ARB, Alara Reborn)" in first
+    assert "numbered 204.1a from 2009-07-11" in first and "205.1a" in first
+    page.locator("table.periods tbody tr").first.locator("td").last.locator("a").click()
+    page.wait_for_url("**/editions/2026-01-16.html#205.1a")
+    page.goto((reports / "rules/212.1b.html").as_uri() + "?as-of=2005-01-01")
+    page.wait_for_url("**/editions/2003-10-01.html?as-of=2005-01-01&rule=212.1b#212.1b")
+    page.goto((reports / "rules/212.1b.html").as_uri() + "?as-of=M10")  # 212.1b had no rule in M10
+    assert "the edition in force was 2009-07-11 (M10, Magic 2010): rule 212.1b was not in it" in \
+        page.inner_text("#as-of-status")
+    page.goto((reports / "rules/205.1a.html").as_uri() + "#periods")  # a number of today stays when asked to
+    page.wait_for_timeout(300)
+    assert page.url.endswith("#periods") and "2013-05-01 (DGM" in page.inner_text("table.periods")
+    page.screenshot(path=str(shots / "archive-rule-205.1a-periods.png"))
     assert page.errors == []
 
 
@@ -421,13 +489,15 @@ def test_archive_lineage_page_links_collapses_and_highlights(page, archive_repor
 
 @needs_archive
 @pytest.mark.parametrize("name", ["index.html", "editions/2026-01-16.html", "pairs/2009-05-01_2009-07-11.html",
-                                  "lineage/2003-10-01_212.1b.html", "sources.html"])
+                                  "lineage/2003-10-01_212.1b.html", "sources.html", "rules/212.1b.html#periods"])
 def test_archive_pages_fit_400_px(browser, archive_reports, shots, name):
     reports, _ = archive_reports
     context = browser.new_context(viewport={"width": 400, "height": 900})
     pg = context.new_page()
-    pg.goto((reports / name).as_uri())
+    pg.goto((reports / name.partition("#")[0]).as_uri())
     assert pg.evaluate("document.documentElement.scrollWidth") <= 400, name
+    if name.startswith("rules/"):  # a number's periods stack: nothing to scroll sideways either
+        assert pg.evaluate("[...document.querySelectorAll('table.periods')].every(t => t.scrollWidth <= t.clientWidth)")
     pg.screenshot(path=str(shots / ("narrow-" + name.replace("/", "_") + ".png")))
     context.close()
 

@@ -20,8 +20,7 @@ def made_up_editions(count: int) -> list[dict]:
     for n in range(count):
         status = "copy" if n % 25 == 24 else "complete"
         e = {"edition": str(date(2000, 1, 1) + timedelta(days=76 * n)), "edition_end": "", "status": status,
-             "set_code": "", "set_name": "",
-             "sources": [], **{k: 0 for k in COUNTS}}
+             "sources": [], "set_code": "", "set_name": "", **{k: 0 for k in COUNTS}}
         e["rules"] = 0 if status == "copy" else 1900 + 9 * n
         e["numbered"] = e["rules"]
         out.append(e)

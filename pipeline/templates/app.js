@@ -50,23 +50,103 @@
     if (q.value) { run(); }
   }
 
-  // --- rules/<number>.html: the stable address goes to the rule now, or as of a date -------
+  // --- ?as-of=DATE|SET: which edition was in force then (editions.js: CR_EDITIONS, CR_SETS, CR_LABELS) -----
+  function label(edition) {
+    var names = window.CR_LABELS || {};
+    return names[edition] ? edition + " (" + names[edition] + ")" : edition;
+  }
+
+  // {asked, date, via, inForce} or {error}: a real calendar date, or a set code the registry knows.
+  function pickEdition(asked) {
+    var date = "", via = "";
+    if (/^\d{4}-\d{2}-\d{2}$/.test(asked) && !isNaN(Date.parse(asked + "T00:00:00Z")) &&
+        new Date(asked + "T00:00:00Z").toISOString().slice(0, 10) === asked) {
+      date = asked;
+    } else {
+      var set = (window.CR_SETS || {})[asked.toUpperCase()];
+      if (!set) {
+        return {error: "?as-of=" + asked + " is neither a date (YYYY-MM-DD) nor a set code these reports know " +
+          "(M10, DSK, ...): no edition was picked, and nothing is shown in its place."};
+      }
+      date = set[0];
+      via = asked.toUpperCase() + " (" + set[1] + ", effective " + set[0] + ")";
+    }
+    if (!window.CR_EDITIONS.length) { return {error: "These reports hold no complete edition to pick from."}; }
+    var inForce = "";
+    window.CR_EDITIONS.forEach(function (e) { if (e <= date) { inForce = e; } });
+    if (!inForce) {
+      return {error: "No edition here was in force on " + (via || date) + ": the first is " +
+        label(window.CR_EDITIONS[0]) + "."};
+    }
+    return {asked: asked, date: date, via: via, inForce: inForce};
+  }
+
+  function asOfParam() {
+    var m = /[?&]as-of=([^&#]*)/.exec(location.search);
+    if (!m) { return null; }
+    try { return decodeURIComponent(m[1].replace(/\+/g, " ")).trim(); } catch (e) { return m[1]; }
+  }
+
+  // --- rules/<number>.html: forwards to the rule now, or as of a date or set ---------------------------------
   var target = document.getElementById("rule-target");
   if (target && window.CR_EDITIONS) {
-    var asOf = /[?&]as-of=(\d{4}-\d{2}-\d{2})/.exec(location.search);
-    if (!asOf) {
-      location.replace(target.dataset.current);
+    var asked = asOfParam(), why = document.getElementById("as-of-status");
+    if (asked === null) {
+      if (target.dataset.current && location.hash !== "#periods") { location.replace(target.dataset.current); }
     } else {
-      var date = asOf[1], inForce = "";
-      window.CR_EDITIONS.forEach(function (e) { if (e <= date) { inForce = e; } });
-      var span = JSON.parse(target.dataset.spans).filter(function (s) { return s[0] <= inForce && inForce <= s[1]; })[0];
-      var why = document.getElementById("as-of-status");
-      if (!inForce) {
-        text(why, "No edition here was in force on " + date + ": the first is " + window.CR_EDITIONS[0] + ".");
-      } else if (!span) {
-        text(why, "This rule was not in the edition in force on " + date + " (" + inForce + ").");
+      var picked = pickEdition(asked), number = target.dataset.number;
+      var within = function (s) { return s[0] <= picked.inForce && picked.inForce <= s[1]; };
+      var span = picked.error ? null : JSON.parse(target.dataset.spans).filter(within)[0];
+      var held = picked.error ? null : JSON.parse(target.dataset.held).filter(within)[0];
+      var go = span ? span[2] : held ? number : "";
+      if (picked.error) {
+        text(why, picked.error);
+      } else if (!go) {
+        text(why, "As of " + (picked.via || picked.date) + ", the edition in force was " + label(picked.inForce) +
+          ": rule " + number + " was not in it" + (target.dataset.current ? ", nor was the rule numbered so now" : "") +
+          ". What the number was in each period is below.");
       } else {
-        location.replace(target.dataset.editions + "editions/" + inForce + ".html#" + span[2]);
+        location.replace(target.dataset.editions + "editions/" + picked.inForce + ".html?as-of=" +
+          encodeURIComponent(asked) + "&rule=" + encodeURIComponent(number) + "#" + go);
+      }
+    }
+  }
+
+  // --- edition pages: Yawgatog's anchors (#R7023b: "R" and the number without dots), and what ?as-of= picked --
+  var reader = document.body.classList.contains("reader");
+  function note(message) {
+    var box = document.getElementById("as-of-note") || document.createElement("p");
+    box.id = "as-of-note";
+    box.setAttribute("role", "status");
+    text(box, message);
+    var close = text(document.createElement("button"), "×");
+    close.setAttribute("aria-label", "close");
+    close.addEventListener("click", function () { box.remove(); });
+    box.appendChild(close);
+    document.body.appendChild(box);
+  }
+  function yawgatog() {
+    var m = /^#R(\d+)([a-z]?)$/i.exec(location.hash);
+    if (!m || document.getElementById(location.hash.slice(1))) { return; }
+    var id = (m[1].length > 3 ? m[1].slice(0, 3) + "." + m[1].slice(3) : m[1]) + m[2].toLowerCase();
+    if (document.getElementById(id)) {
+      location.replace("#" + id);
+    } else {
+      note(location.hash.slice(1) + " is rule " + id + ", which this edition does not have.");
+    }
+  }
+  if (reader) {
+    yawgatog();
+    window.addEventListener("hashchange", yawgatog);
+    var askedHere = asOfParam(), rule = /[?&]rule=([0-9][0-9A-Za-z.\-]*)(?:&|$)/.exec(location.search);
+    if (askedHere !== null && window.CR_EDITIONS) {
+      var here = pickEdition(askedHere), shownAs = decodeURIComponent(location.hash.slice(1));
+      if (here.error) {
+        note(here.error);
+      } else {
+        note((rule ? "Rule " + rule[1] + " as of " : "As of ") + (here.via || here.date) +
+          ": the edition in force then was " + label(here.inForce) +
+          (rule && shownAs && shownAs !== rule[1] ? ", where it was numbered " + shownAs : "") + ".");
       }
     }
   }
