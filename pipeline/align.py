@@ -363,8 +363,7 @@ def _in_section(old, new, o, n, found, extra, both, allowed) -> list[Match]:
         pairs = []
         for i in ended[parent]:
             for j in added.get(parent, ()):
-                a, b = old_words.get(i, frozenset()), new_words.get(j, frozenset())
-                share = min(_share(a & b, a, old_idf), _share(a & b, b, new_idf))
+                share = _each_keeps(old_words.get(i, frozenset()), new_words.get(j, frozenset()), old_idf, new_idf)
                 if share >= GAP_SHARE and allowed(i, j):
                     pairs.append((-share, i, j))
         taken = set()
@@ -399,8 +398,7 @@ def _gaps(old, new, o, n, found, extra, both, allowed) -> list[Match]:
         if j in came or _is_piece(old[i]) or _is_piece(new[j]) or not allowed(i, j) \
                 or {old[i].kind, new[j].kind} - {"rule", "subrule"}:
             continue
-        a, b = old_words.get(i, frozenset()), new_words.get(j, frozenset())
-        if min(_share(a & b, a, old_idf), _share(a & b, b, new_idf)) >= GAP_SHARE:
+        if _each_keeps(old_words.get(i, frozenset()), new_words.get(j, frozenset()), old_idf, new_idf) >= GAP_SHARE:
             out.append(Match(i, j, round(fuzz.ratio(score_form(_text(old[i])), score_form(_text(new[j]))), 1),
                              "traced", True))
     return out
@@ -445,6 +443,11 @@ def _placed(old, new, o, n, found, extra, both, allowed) -> list[Match]:
 
 
 PLACED_SHARE = 0.4  # of the smaller rule's own words (by rarity) a rewrite at the same place keeps
+
+
+def _each_keeps(a: frozenset[str], b: frozenset[str], idf_a, idf_b) -> float:
+    """How much of each rule's own words (by rarity) the other holds: the smaller of the two shares."""
+    return min(_share(a & b, a, idf_a), _share(a & b, b, idf_b))
 
 
 def _share(shared, words, idf) -> float:

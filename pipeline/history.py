@@ -18,9 +18,15 @@ DATABASE = "crdiff.sqlite"  # pipeline.database.NAME (that module imports numpy)
 
 def history(processed: Path, rule_id: str, edition: str | None = None) -> list[dict]:
     """Every lineage that carried `rule_id` (in `edition`, if given), edition by edition."""
+    return query(processed, lambda db: _history(db, processed, rule_id, edition))
+
+
+def query(processed: Path, read):
+    """`read(db)` on the run's crdiff.sqlite, opened read-only; a database that cannot be read is a
+    PipelineError saying to run again."""
     db = _open(processed)
     try:
-        return _history(db, processed, rule_id, edition)
+        return read(db)
     except sqlite3.Error as e:
         raise PipelineError(f"{DATABASE} cannot be read ({e}): run `python -m pipeline run` again",
                             path=processed) from None

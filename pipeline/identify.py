@@ -15,14 +15,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from pipeline import publish
 from pipeline.clean import compare_form
 from pipeline.errors import PipelineError
+from pipeline.history import query
 from pipeline.records import CleanDoc, Rule
 
 SKIPPED = ("commentary", "fragment", "ruling")  # not rules text: notes, orphan text, rulings
 AUTO = "auto"
-DATABASE = "crdiff.sqlite"
 AGREE = ("exact", "other typography", "start", "inside")  # how a rule can agree with an edition
 # how it can disagree: "other words", "other examples", "absent"
 
@@ -174,18 +173,7 @@ def window(fragment: list[Rule], texts: Texts) -> Window:
 def read_processed(processed: Path, fragment: list[Rule]) -> Texts:
     """The versions, in every complete edition of a finished run, of the rules `fragment` names (glossary
     terms: every term, their spelling folded), from crdiff.sqlite through its rule_id index."""
-    publish.verify(processed, [DATABASE], quick=True)
-    try:
-        db = sqlite3.connect(f"{(processed / DATABASE).resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as e:
-        raise PipelineError(f"{DATABASE} cannot be read ({e})", path=processed) from None
-    try:
-        return _texts(db, fragment)
-    except sqlite3.Error as e:
-        raise PipelineError(f"{DATABASE} cannot be read ({e}): run `python -m pipeline run` again",
-                            path=processed) from None
-    finally:
-        db.close()
+    return query(processed, lambda db: _texts(db, fragment))
 
 
 def _texts(db: sqlite3.Connection, fragment: list[Rule]) -> Texts:

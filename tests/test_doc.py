@@ -6,14 +6,13 @@ import shutil
 
 import pytest
 
-from pipeline.edition import merge
 from pipeline.errors import SourceError
 from pipeline.ingest import read_source
 from pipeline.segment import ParagraphCache
 from pipeline.sources.containers import extract
 from pipeline.sources.msdoc import plain
 from conftest import ARCHIVE, FORMATS
-from test_formats import _key, _lost_in_txt, _records, _words
+from test_formats import _key, _lost_in_txt, _merged, _records, _words
 from wordfile import ENCRYPTED, WHICH_TABLE, chain_loop, clx, word_file
 
 needs_formats = pytest.mark.formats
@@ -122,12 +121,8 @@ def test_same_records_as_the_txt_twin(name, cache):
 @needs_formats
 def test_doc_rtf_and_txt_of_one_edition_merge_like_copies(cache):
     """The .doc is the cleanest of the three (real typography, nothing lost): its text comes first."""
-    docs, rules = [], []
-    for path in (ARCHIVE / "2005-10-01.txt", FORMATS / "2005-10-01.rtf", FORMATS / "2005-10-01.doc"):
-        doc, records = _records(path, cache)
-        docs.append(doc)
-        rules += records
-    merged = merge(rules, docs)
+    rules, merged = _merged((ARCHIVE / "2005-10-01.txt", FORMATS / "2005-10-01.rtf", FORMATS / "2005-10-01.doc"),
+                            cache)
     assert len(merged) == len(rules) // 3 and not [r for r in merged if "conflict" in r.flags]
     assert {r.source for r in merged} == {"2005-10-01.doc;2005-10-01;2005-10-01.rtf"}
 

@@ -100,6 +100,16 @@ def _records(path: Path, cache: ParagraphCache):
     return doc, segment(doc, cache)
 
 
+def _merged(paths, cache: ParagraphCache) -> tuple[list, list]:
+    """The records of `paths` (files of one edition), and what merging them as copies of it gives."""
+    docs, rules = [], []
+    for path in paths:
+        doc, records = _records(path, cache)
+        docs.append(doc)
+        rules += records
+    return rules, merge(rules, docs)
+
+
 def _key(r):
     return r.kind, compare_form(r.rule_id) if r.kind == "glossary" else r.rule_id, r.occurrence
 
@@ -153,12 +163,8 @@ def test_pdf_pages_and_furniture_are_in_the_ledger():
 
 @needs_formats
 def test_formats_of_one_edition_merge_like_duplicate_copies(cache):
-    docs, rules = [], []
-    for path in (ARCHIVE / "2026-01-16.txt", FORMATS / "2026-01-16.pdf", FORMATS / "2026-01-16.docx"):
-        doc, recs = _records(path, cache)
-        docs.append(doc)
-        rules += recs
-    merged = merge(rules, docs)
+    rules, merged = _merged((ARCHIVE / "2026-01-16.txt", FORMATS / "2026-01-16.pdf", FORMATS / "2026-01-16.docx"),
+                            cache)
     assert len(merged) == len(rules) // 3
     assert not [r for r in merged if "conflict" in r.flags]
     assert {r.source for r in merged} == {"2026-01-16.docx;2026-01-16;2026-01-16.pdf"}  # cleanest first

@@ -13,12 +13,10 @@ from __future__ import annotations
 import base64
 import io
 import json
-import os
 import random
 import re
 import resource
 import select
-import signal
 import struct
 import subprocess
 import sys
@@ -31,16 +29,13 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from children import CHILD_ENV, ROOT, run_bounded
 from wordfile import ENCRYPTED, TEXT_AT, WHICH_TABLE, chain_loop, clx, word_file
 
-ROOT = Path(__file__).resolve().parent.parent
 SECONDS = 10  # the bound under test
 MEMORY = 1 << 30  # bytes, peak resident
 AS_LIMIT = 3 << 30  # bytes of address space: the child fails rather than takes the machine
 HARD_LIMIT = 60  # seconds: a child still running is killed and the test fails
-# The child imports this tree's pipeline, not whichever one the environment has installed (a script's
-# sys.path starts with its own folder, tests/, and an editable install may point at another checkout).
-CHILD_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
 MB = 1 << 20
 
 # --- the inputs -----------------------------------------------------------------------------------
@@ -252,22 +247,14 @@ def _limit_address_space():
 def run_child(folder: Path) -> dict:
     """ingest_folder in a child process: its report, its peak memory in bytes, and its stderr."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        child = subprocess.Popen([sys.executable, __file__, str(folder)], cwd=ROOT, stdout=out, stderr=err,
-                                 start_new_session=True, preexec_fn=_limit_address_space, env=CHILD_ENV)
-        started = time.monotonic()
-        while True:
-            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() - started > HARD_LIMIT:
-                os.killpg(child.pid, signal.SIGKILL)
-                os.wait4(child.pid, 0)
-                return {"seconds": float("inf"), "killed": True, "memory": 0, "stderr": ""}
-            time.sleep(0.05)
+        done = run_bounded([sys.executable, __file__, str(folder)], HARD_LIMIT, out, err, _limit_address_space)
+        if done is None:
+            return {"seconds": float("inf"), "killed": True, "memory": 0, "stderr": ""}
         out.seek(0), err.seek(0)
         stdout, stderr = out.read().decode(), err.read().decode()
-    assert os.waitstatus_to_exitcode(status) == 0, stderr[-3000:]
-    return {**json.loads(stdout.splitlines()[-1]), "memory": usage.ru_maxrss * 1024, "stderr": stderr}
+    code, memory = done
+    assert code == 0, stderr[-3000:]
+    return {**json.loads(stdout.splitlines()[-1]), "memory": memory, "stderr": stderr}
 
 
 def check_refused(report: dict, path: Path, reason: str | None) -> None:

@@ -13,8 +13,6 @@ import functools
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -32,10 +30,10 @@ from pipeline.segment import ParagraphCache, segment
 from pipeline.sources import ADAPTERS
 from pipeline.sources.markdown import heading_span, unemphasize
 from pipeline.sources.official import FIRST_RULE_ANYWHERE
+from children import run_bounded
 from conftest import DATA, RAW, archive_files
 from test_fuzz import mutate, mutation
 
-ROOT = Path(__file__).resolve().parent.parent
 SECONDS = 10  # the bound under test
 MEMORY = 1 << 30  # bytes
 HARD_LIMIT = 120  # seconds: a child still running is killed and the test fails
@@ -154,22 +152,13 @@ def read_and_segment(folder: Path) -> dict:
 def run_child(folder: Path) -> dict:
     """Run read_and_segment in a child process: its report, plus its peak memory in bytes."""
     out, err = folder.parent / "child.out", folder.parent / "child.err"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    with out.open("w") as stdout, err.open("w") as stderr:  # this checkout's pipeline, whatever is installed
-        child = subprocess.Popen([sys.executable, __file__, str(folder)], cwd=ROOT, stdout=stdout, stderr=stderr,
-                                 env=env, start_new_session=True)
-    started = time.monotonic()
-    while True:
-        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() - started > HARD_LIMIT:
-            os.killpg(child.pid, signal.SIGKILL)
-            os.wait4(child.pid, 0)
-            return {"seconds": float("inf"), "killed": True, "memory": 0, "records": 0, "rejections": []}
-        time.sleep(0.05)
-    assert os.waitstatus_to_exitcode(status) == 0, err.read_text()[-3000:]
-    return {**json.loads(out.read_text().splitlines()[-1]), "memory": usage.ru_maxrss * 1024}
+    with out.open("w") as stdout, err.open("w") as stderr:
+        done = run_bounded([sys.executable, __file__, str(folder)], HARD_LIMIT, stdout, stderr)
+    if done is None:
+        return {"seconds": float("inf"), "killed": True, "memory": 0, "records": 0, "rejections": []}
+    code, memory = done
+    assert code == 0, err.read_text()[-3000:]
+    return {**json.loads(out.read_text().splitlines()[-1]), "memory": memory}
 
 
 def check_bounded(report: dict, path: Path, refused: str | None) -> None:
