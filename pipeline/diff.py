@@ -213,8 +213,9 @@ def change_between(a: Rule, b: Rule, lineage: str, m, change: str | None = None)
         note = f"from the glossary entry {a.rule_id}"
     elif a.kind == "glossary" and classify_text(a.rule_id, b.rule_id) not in ("unchanged", "cosmetic"):
         change, note = change or "renamed", f"renamed from {a.rule_id}"
+    renumbered = a.rule_id != b.rule_id and (a.kind == "glossary") == (b.kind == "glossary")  # a term has no number
     return RuleChange(a.edition, b.edition, lineage, a.rule_id, b.rule_id, b.kind, change or classify(a, b),
-                      a.rule_id != b.rule_id, similarity, m.review, m.method, m.score, ops, title_ops, example_ops,
+                      renumbered, similarity, m.review, m.method, m.score, ops, title_ops, example_ops,
                       subs, note)
 
 

@@ -155,3 +155,15 @@ def test_text_moved_from_the_glossary_into_the_rules_is_a_split_piece_of_the_ent
     assert found[("Exchange", "701.8b")].change == "split"
     assert found[("Exchange", "Exchange")].change == "modified"
 
+
+
+def test_a_piece_from_the_glossary_is_not_renumbered():
+    """A glossary term has no number: its piece in the rules is a split, not a renumbering."""
+    from test_align import rule
+    text = ("Anything that happens in a game is an event. Multiple events may take place during the resolution of a "
+            "spell or ability.")
+    old = edition("2000-01-01", *FILLER) + [rule("2000-01-01", "Event", text, "glossary")]
+    new = edition("2001-01-01", *FILLER, ("700.1", text)) \
+        + [rule("2001-01-01", "Event", "Anything that happens in a game. See rule 700.1.", "glossary")]
+    found, _ = changes_of(old, new)
+    assert found[("Event", "700.1")].change == "split" and not found[("Event", "700.1")].renumbered
