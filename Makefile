@@ -64,7 +64,7 @@ test-fast: $(TESTED)
 	$(PY) -m pytest -q -m "not archive and not formats and not browser and not slow"
 
 lint: $(TESTED)
-	$(PY) -m ruff check pipeline tests
+	$(PY) -m ruff check pipeline devtools tests
 
 # The browser tests drive Debian's Chromium (Playwright cannot download its own browser here):
 # installed as root (or through sudo without a password) when it is missing and apt-get is there;
@@ -87,14 +87,14 @@ ARCHIVE ?= ../shared/cr-archive
 FORMATS ?= ../shared/cr-formats
 # Precision and recall of the history on hand-checked cases (tests/data/accuracy.csv) from the archive.
 accuracy: $(STAMP)
-	$(PY) -m pipeline accuracy --corpus $(ARCHIVE) --cases tests/data/accuracy.csv
+	$(PY) -m devtools accuracy --corpus $(ARCHIVE) --cases tests/data/accuracy.csv
 
 # A blind measure: a stratified random sample of change rows of the archive run, to be judged against the
 # texts by someone who did not write the code (docs/accuracy.md). A new SEED for every audit.
 SEED ?= $(shell date +%Y%m%d)
 audit-sample: $(STAMP)
 	$(PY) -m pipeline run --raw raw --corpus $(ARCHIVE) --processed audit/processed --no-reports -q
-	$(PY) -m pipeline audit-sample --processed audit/processed --seed $(SEED) --out audit
+	$(PY) -m devtools audit-sample --processed audit/processed --seed $(SEED) --out audit
 
 bench: $(STAMP)
-	$(PY) -m pipeline bench --corpus $(ARCHIVE) --simulate 110 $(if $(wildcard $(FORMATS)),--formats $(FORMATS))
+	$(PY) -m devtools bench --corpus $(ARCHIVE) --simulate 110 $(if $(wildcard $(FORMATS)),--formats $(FORMATS))

@@ -30,7 +30,7 @@ def remembered(path: Path, namespace: str, question: str, libraries: tuple[str, 
     """A command's whole output: `answer()` the first time, then the text kept in the cache file under
     the question (which names its inputs by content) and the code of the whole package (what the CLI
     imports, in any command) with the versions of `libraries`."""
-    store = Cache(path, namespace, code_hash("pipeline.cli", libraries))
+    store = Cache(path, namespace, code_hash("pipeline.cli.main", libraries))
     key = store.key(question)
     text = store.get(key, _text)
     if text is None:
@@ -52,7 +52,7 @@ class Damaged(ValueError):
 
 @lru_cache(maxsize=None)
 def code_hash(module: str, libraries: tuple[str, ...] = ()) -> str:
-    """sha256 over the source of `module` (e.g. 'pipeline.nlp') and of every pipeline module it
+    """sha256 over the source of `module` (e.g. 'pipeline.segment.nlp') and of every pipeline module it
     imports, directly or not, and the installed versions of `libraries`."""
     digest = hashlib.sha256()
     for name in sorted(_closure(module)):

@@ -183,7 +183,7 @@ class RuleChange:
 
 class Analysis(NamedTuple):
     """What segmentation needs from one paragraph, as character offsets into its text (spaCy's
-    analysis in pipeline/nlp.py; identify's plain-line reading in pipeline/fragment.py)."""
+    analysis in pipeline/segment/nlp.py; identify's plain-line reading in pipeline/segment/fragment.py)."""
 
     starts: tuple[tuple[int, int, str], ...]  # (start of number, start of text after it, rule id)
     example: bool  # the paragraph is an "Example:" paragraph

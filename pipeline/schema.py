@@ -267,7 +267,7 @@ def flat(table: Table) -> Table:
 
 
 # The database's own columns, after the CSV's: each change's old and new wording by key, filled in
-# by pipeline/database.py from the rules the change names, so that a change shows both texts with
+# by pipeline/publish/database.py from the rules the change names, so that a change shows both texts with
 # no join per page (Datasette labels a key with its text). Declared here, so the data dictionary
 # and Datasette's metadata describe them.
 DATABASE_ONLY = {"changes": (

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import settings
 
-from pipeline import stages
+from pipeline import run as stages
 
 # On CI the property tests draw the same examples every run (a failure there is reproducible);
 # on a developer's machine they keep exploring, and hypothesis' database remembers what failed.
@@ -30,7 +30,7 @@ def run_stages(processed: Path, *extra: str, raw: Path = RAW):
     """The stages one command each, as `run` chains them: ingest, segment, align, export (`extra`,
     e.g. --no-cache, goes to the stages that use the caches). Returns (exit status, output)."""
     from click.testing import CliRunner
-    from pipeline.cli import main
+    from pipeline.cli.main import main
     code, output = 0, ""
     for command in (["ingest", "--raw", str(raw)], ["segment", *extra], ["align", "--raw", str(raw), *extra],
                     ["export"]):

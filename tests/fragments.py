@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pipeline.clean import normalize_newlines
-from pipeline.decode import decode_with_repairs
+from pipeline.ingest.clean import normalize_newlines
+from pipeline.ingest.decode import decode_with_repairs
 
 NUMBER = re.compile(r"^\s*(\d{3}(?:\.\d+[a-z]?)?)\.?\s")
 STRAIGHT = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "—": "-", "–": "-"})

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pipeline.accuracy import Case, Verdict, read_cases, summary, table
-from pipeline.cli import main
+from devtools.accuracy import Case, Verdict, read_cases, summary, table
+from devtools.cli import main
 from pipeline.errors import PipelineError
 from conftest import ARCHIVE, needs_archive
 
@@ -15,7 +15,7 @@ CASES = Path(__file__).parent / "data" / "accuracy.csv"
 
 @pytest.fixture(scope="module")
 def verdicts():
-    from pipeline.accuracy import judge
+    from devtools.accuracy import judge
     return {v.case.line: v for v in judge(read_cases(CASES), ARCHIVE)}
 
 

@@ -3,14 +3,14 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pipeline.clean import compare_form
-from pipeline.diff import apply_ops, classify_text, substitutions, word_ops
-from pipeline.edition import Edition
+from pipeline.ingest.clean import compare_form
+from pipeline.align.diff import apply_ops, classify_text, substitutions, word_ops
+from pipeline.segment.edition import Edition
 from pipeline.errors import ManifestError
-from pipeline.lineage import build, cascades, rule_key
-from pipeline.overrides import Overrides, read_overrides
+from pipeline.align.lineage import build, cascades, rule_key
+from pipeline.align.overrides import Overrides, read_overrides
 from pipeline.records import Rule
-from pipeline.segment import kind_of, parent_of
+from pipeline.segment.rules import kind_of, parent_of
 from conftest import needs_archive
 
 
@@ -234,13 +234,13 @@ def test_pairs_from_the_cache_are_what_aligning_gives(tmp_path):
     stored = [v for (v,) in cache.db.execute("SELECT value FROM entries")]
     assert len(stored) == 2 and all("null" in v for v in stored)
     with pytest.MonkeyPatch.context() as m:
-        m.setattr("pipeline.lineage.align", lambda *a: pytest.fail("aligned again"))
+        m.setattr("pipeline.align.lineage.align", lambda *a: pytest.fail("aligned again"))
         again = build(rules, editions, cache=cache)
     assert again.changes == fresh.changes and again.lineage == fresh.lineage
 
 
 def test_a_pair_is_keyed_by_what_alignment_reads():
-    from pipeline.lineage import Digests
+    from pipeline.align.lineage import Digests
     rules, _ = _three_editions()
     digests = Digests()
     base = digests.of(rules[:3])
@@ -251,8 +251,8 @@ def test_a_pair_is_keyed_by_what_alignment_reads():
 
 
 def test_the_unchanged_shortcut_is_what_the_diff_gives():
-    from pipeline.diff import change_between
-    from pipeline.lineage import _change_values, _same_words, _unchanged
+    from pipeline.align.diff import change_between
+    from pipeline.align.lineage import _change_values, _same_words, _unchanged
     from pipeline.records import Match
     rules, _ = _three_editions()
     rules += [rule(e, name, "A term, defined.", kind="glossary") for e in ("2000-01-01", "2001-01-01")

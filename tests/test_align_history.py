@@ -2,9 +2,9 @@
 merges traced by sentence, templates, boilerplate, glossary renames, headings, truncated editions."""
 import numpy as np
 
-from pipeline.align import _assign, align
-from pipeline.edition import Edition
-from pipeline.lineage import build
+from pipeline.align.match import _assign, align
+from pipeline.segment.edition import Edition
+from pipeline.align.lineage import build
 from pipeline.records import Rule
 from conftest import ARCHIVE, needs_archive
 from test_align import changes_of, edition, rule
@@ -209,10 +209,10 @@ def test_alignment_of_an_edition_with_itself_is_all_same():
 DIGEST = """
 import hashlib, sys, tempfile
 from pathlib import Path
-from pipeline.edition import editions, merge
-from pipeline.ingest import ingest
-from pipeline.lineage import build
-from pipeline.segment import ParagraphCache, segment
+from pipeline.segment.edition import editions, merge
+from pipeline.ingest.discover import ingest
+from pipeline.align.lineage import build
+from pipeline.segment.rules import ParagraphCache, segment
 with tempfile.TemporaryDirectory() as empty:
     docs = [d for d in ingest(Path(empty), [Path(sys.argv[1])]).docs if d.edition in ("2009-05-01", "2009-07-11")]
 cache = ParagraphCache(None)

@@ -4,7 +4,7 @@ import csv
 
 import pytest
 
-from pipeline import audit
+from devtools import audit
 from pipeline.errors import PipelineError
 from conftest import needs_archive
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ARCHIVE, RAW, needs_archive
-from pipeline.bench import BenchError, in_child
-from pipeline.simulate import Edits, Evolver, RULE_LINE, simulate, transplant
+from devtools.bench import BenchError, in_child
+from devtools.simulate import Edits, Evolver, RULE_LINE, simulate, transplant
 
 
 def _dies():
@@ -99,7 +99,7 @@ def test_simulated_editions_change_like_real_ones(tmp_path):
 
 @needs_archive
 def test_simulated_editions_are_read_as_dated_editions(tmp_path):
-    from pipeline.simulate import dated_editions
+    from devtools.simulate import dated_editions
     simulate([ARCHIVE], 6, tmp_path)
     docs = dated_editions([tmp_path])
     assert [d.edition for d in docs] == ["2000-01-01", "2000-03-17", "2000-06-01", "2000-08-16", "2000-10-31",
@@ -110,7 +110,7 @@ def test_simulated_editions_are_read_as_dated_editions(tmp_path):
 @pytest.mark.slow
 def test_bench_prints_every_target(tmp_path):
     from click.testing import CliRunner
-    from pipeline.cli import main
+    from devtools.cli import main
     head = ("Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n"
             "1. Game\n\n100. General\n\n")
     for name, day, text in (("a.txt", "May 1, 2001", "Each game has a winner."),

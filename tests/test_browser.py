@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 from playwright.sync_api import sync_playwright
 
-from pipeline import report, stages
+from pipeline.report import build as report
+from pipeline import run as stages
 from conftest import CHROMIUM, needs_archive
 
 pytestmark = pytest.mark.browser
@@ -241,7 +242,7 @@ def test_archive_pages_have_no_broken_links_and_load_clean(page, archive_reports
 
 def test_compare_report_for_any_two_files(page, tmp_path):
     from click.testing import CliRunner
-    from pipeline.cli import main
+    from pipeline.cli.main import main
     head = ("Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n"
             "1. Game\n\n100. General\n\n")
     (tmp_path / "a.txt").write_text(head.format("May 1, 2009") + "100.1. A player may play a card from his or her "
@@ -264,7 +265,7 @@ def test_compare_report_for_any_two_files(page, tmp_path):
     ("A, B.", "A B."), ("x  y", "x y"),
 ])
 def test_redline_segments_rebuild_both_texts(old, new):
-    from pipeline.diff import word_ops
+    from pipeline.align.diff import word_ops
     inline, left, right = report.segments(old, new, [list(op) for op in word_ops(old, new)])
     assert "".join(t for tag, t in left) == old
     assert "".join(t for tag, t in right) == new

@@ -9,8 +9,8 @@ import pytest
 
 from pipeline import cache as cache_module
 from pipeline.cache import Cache, code_hash
-from pipeline.segment import ParagraphCache
-from pipeline.stages import CACHE_FILE
+from pipeline.segment.rules import ParagraphCache
+from pipeline.run import CACHE_FILE
 from conftest import run_stages
 
 
@@ -80,16 +80,16 @@ def test_cache_keys_follow_the_code_that_produced_the_values(tmp_path, monkeypat
     shutil.copytree(cache_module.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(cache_module, "PACKAGE_DIR", copy)
     code_hash.cache_clear()
-    before = {m: code_hash(m) for m in ("pipeline.lineage", "pipeline.nlp")}
-    diff = copy / "diff.py"  # the change classifier: imported by lineage, not by nlp
+    before = {m: code_hash(m) for m in ("pipeline.align.lineage", "pipeline.segment.nlp")}
+    diff = copy / "align" / "diff.py"  # the change classifier: imported by lineage, not by nlp
     diff.write_text(diff.read_text() + "\n# a change to the classifier\n")
     code_hash.cache_clear()
-    assert code_hash("pipeline.lineage") != before["pipeline.lineage"]
-    assert code_hash("pipeline.nlp") == before["pipeline.nlp"]
+    assert code_hash("pipeline.align.lineage") != before["pipeline.align.lineage"]
+    assert code_hash("pipeline.segment.nlp") == before["pipeline.segment.nlp"]
     patterns = copy / "patterns.py"
     patterns.write_text(patterns.read_text() + "\n")
     code_hash.cache_clear()
-    assert code_hash("pipeline.nlp") != before["pipeline.nlp"]
+    assert code_hash("pipeline.segment.nlp") != before["pipeline.segment.nlp"]
     code_hash.cache_clear()
     monkeypatch.undo()
     code_hash.cache_clear()

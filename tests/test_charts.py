@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pipeline import report
+from pipeline.report import build as report
 
 COUNTS = ("parts", "chapters", "sections", "rules", "subrules", "rulings", "examples", "glossary", "commentary",
           "conflicts")

@@ -8,9 +8,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from pipeline import cite, export, publish
+from pipeline.query import cite
+from pipeline.publish import export
+from pipeline.publish import transaction as publish
 from pipeline.schema import BY_NAME
-from pipeline.cli import main
+from pipeline.cli.main import main
 from conftest import RAW, SEEDS, needs_archive
 
 A, B, C = "2010-01-01", "2011-01-01", "2012-01-01"

@@ -9,9 +9,9 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from pipeline import citefix
-from pipeline.citecheck import Finding
-from pipeline.cli import main
+from pipeline.query import citefix
+from pipeline.query.citecheck import Finding
+from pipeline.cli.main import main
 from test_cite import A, C, processed  # noqa: F401 (a fixture)
 
 SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif-2.1.0-subset.schema.json"

@@ -11,7 +11,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from pipeline.cli import main
+from pipeline.cli.main import main
 
 # (line as written, the number cited, its fate, what the message says, the fixed number)
 MOR = [  # written against 2008-02-01, before the renumbering of July 2009

@@ -2,8 +2,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 
-from pipeline.clean import (LINE_BREAK, Ledger, compare_form, fold_typography, normalize_newlines, strip_citations,
-                            unwrap)
+from pipeline.ingest.clean import (LINE_BREAK, Ledger, compare_form, fold_typography, normalize_newlines,
+                                   strip_citations, unwrap)
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from pipeline.cli import main
+from pipeline.cli.main import main
 from conftest import HEAVY, RAW, ROOT, imported_by, run_stages
 
 OUTPUTS = ("rules.csv", "rules.parquet", "editions.csv", "glossary.csv", "sources.csv", "discards.csv")
@@ -257,20 +257,18 @@ def help_sections(group) -> dict[str, list[str]]:
     return out
 
 
-def test_help_lists_user_commands_first_then_stages_then_developer_commands():
+def test_help_lists_user_commands_first_then_stages():
     sections = help_sections(main)
-    assert list(sections) == ["Options", "Commands", "Stage commands (run does them all, in this order)",
-                              "Developer commands"]
+    assert list(sections) == ["Options", "Commands", "Stage commands (run does them all, in this order)"]
     assert sections["Commands"][:6] == ["run", "history", "compare", "cite", "identify", "fetch"]
     assert sections["Stage commands (run does them all, in this order)"] == ["ingest", "segment", "align", "export",
                                                                               "report"]
-    assert sections["Developer commands"] == ["accuracy", "audit-sample", "audit-score", "bench"]
     assert sorted(n for names in sections.values() for n in names if n in main.commands) == sorted(main.commands)
 
 
 def test_a_command_in_no_list_is_a_user_command():
     group = type(main)(name="g", help="A group.")
-    for name in ("bench", "zzz-new", "ingest", "run"):
+    for name in ("zzz-new", "ingest", "run"):
         group.command(name, help=f"The {name} command.")(lambda: None)
     sections = help_sections(group)
-    assert sections["Commands"] == ["run", "zzz-new"] and sections["Developer commands"] == ["bench"]
+    assert sections["Commands"] == ["run", "zzz-new"]

@@ -2,7 +2,7 @@
 pair's content) in processed/.cache: asked again, it answers the same without segmenting or aligning."""
 from click.testing import CliRunner
 
-from pipeline.cli import main
+from pipeline.cli.main import main
 from conftest import HEAVY, imported_by
 
 HEAD = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game\n\n100. General\n\n"
@@ -25,8 +25,8 @@ def test_compare_again_is_answered_from_the_cache(tmp_path, monkeypatch):
 
     def forbidden(*_, **__):
         raise AssertionError("computed again")
-    monkeypatch.setattr("pipeline.compare.segment", forbidden)
-    monkeypatch.setattr("pipeline.lineage.align", forbidden)
+    monkeypatch.setattr("pipeline.query.compare.segment", forbidden)
+    monkeypatch.setattr("pipeline.align.lineage.align", forbidden)
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0, again.output
     assert again.output == first.output

@@ -2,8 +2,8 @@
 force on its date, never a step of the history: its records join that edition's lineages as observations."""
 from dataclasses import replace
 
-from pipeline.edition import Edition, observing
-from pipeline.lineage import build
+from pipeline.segment.edition import Edition, observing
+from pipeline.align.lineage import build
 from test_align import edition
 
 RULES = [("212.1c", "Some objects have more than one card type, for example an artifact creature."),

@@ -5,10 +5,10 @@ import re
 
 import pytest
 
-from pipeline.decode import decode_with_repairs
-from pipeline.ingest import read_source
-from pipeline.segment import ParagraphCache, segment
-from pipeline.sources import ADAPTERS
+from pipeline.ingest.decode import decode_with_repairs
+from pipeline.ingest.discover import read_source
+from pipeline.segment.rules import ParagraphCache, segment
+from pipeline.ingest.adapters import ADAPTERS
 from conftest import ARCHIVE, needs_archive
 
 MANGLED = b"\xef\xbf\xbd\xef\xbf\xbd"

@@ -1,4 +1,4 @@
-"""Datasette over the seeds' database, for real: started by pipeline/serve.py on 127.0.0.1 on a free
+"""Datasette over the seeds' database, for real: started by pipeline/cli/serve.py on 127.0.0.1 on a free
 port (a child process, always stopped), asked over HTTP. The search finds the right rule, the canned
 queries answer, every page people open answers, and the texts show in place of their keys."""
 import json
@@ -8,8 +8,9 @@ import urllib.parse
 import pytest
 from click.testing import CliRunner
 
-from pipeline import browse, serve
-from pipeline.cli import main
+from pipeline.publish import browse
+from pipeline.cli import serve
+from pipeline.cli.main import main
 from pipeline.schema import DATABASE_ONLY, LICENCE, TABLES
 
 RULE, LINEAGE, WORD = "205.1a", "2008-03-17:212.1b", "stickers"  # a seed rule, its lineage, a word only it has

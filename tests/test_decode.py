@@ -2,7 +2,7 @@ import codecs
 
 import pytest
 
-from pipeline.decode import decode, mojibake
+from pipeline.ingest.decode import decode, mojibake
 from pipeline.errors import SourceError
 from conftest import ARCHIVE, needs_archive
 

@@ -7,10 +7,10 @@ import shutil
 import pytest
 
 from pipeline.errors import SourceError
-from pipeline.ingest import read_source
-from pipeline.segment import ParagraphCache
-from pipeline.sources.containers import extract
-from pipeline.sources.msdoc import plain
+from pipeline.ingest.discover import read_source
+from pipeline.segment.rules import ParagraphCache
+from pipeline.ingest.containers import extract
+from pipeline.ingest.containers.msdoc import plain
 from conftest import ARCHIVE, FORMATS
 from test_formats import _key, _lost_in_txt, _merged, _records, _words
 from wordfile import ENCRYPTED, WHICH_TABLE, chain_loop, clx, word_file

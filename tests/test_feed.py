@@ -11,7 +11,8 @@ from pathlib import Path
 import feedparser
 import pytest
 
-from pipeline import feed, report
+from pipeline.report import feed
+from pipeline.report import build as report
 from conftest import needs_archive
 
 A = "{http://www.w3.org/2005/Atom}"

@@ -12,10 +12,11 @@ from click.testing import CliRunner
 
 from conftest import ARCHIVE, FORMATS, RAW, needs_archive
 from fetch_server import Route, Server, Site, fake_docx, fake_pdf
-from pipeline import fetch_lock, stages
-from pipeline.cli import main
-from pipeline.fetch import Client, FetchError, fetch, format_of
-from pipeline.fetch_identify import identify
+from pipeline.ingest import lockfile as fetch_lock
+from pipeline import run as stages
+from pipeline.cli.main import main
+from pipeline.fetch.editions import Client, FetchError, fetch, format_of
+from pipeline.fetch.identify import identify
 
 pytestmark = needs_archive
 P1, P2, P3 = "wizards.com/magic/comprules/*", "www.wizards.com/magic/comprules/*", \

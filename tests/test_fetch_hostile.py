@@ -21,9 +21,9 @@ import pytest
 
 from conftest import ROOT
 from fetch_server import Route, Server, Site, cdx_table, docx_bomb, fake_docx, zip_of_one
-from pipeline import fetch_lock
+from pipeline.ingest import lockfile as fetch_lock
 from pipeline.errors import PipelineError
-from pipeline.fetch import CDX_PATTERNS, Client, cdx_candidate, fetch
+from pipeline.fetch.editions import CDX_PATTERNS, Client, cdx_candidate, fetch
 
 SECONDS, MEGABYTES = 10, 1024  # what every case must stay under
 KILL_AFTER = 30  # a run still going then is killed (and the case fails)
@@ -474,8 +474,8 @@ def test_fetched_files_get_the_umask_mode(tmp_path):
 
 def test_the_deadline_option_reaches_the_client(tmp_path, monkeypatch):
     from click.testing import CliRunner
-    from pipeline import fetch as fetcher
-    from pipeline.cli import main
+    from pipeline.fetch import editions as fetcher
+    from pipeline.cli.main import main
     seen = {}
 
     def fake_fetch(into, client, **kwargs):

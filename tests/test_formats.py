@@ -5,15 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.clean import compare_form, unwrap
-from pipeline.edition import merge
+from pipeline.ingest.clean import compare_form, unwrap
+from pipeline.segment.edition import merge
 from pipeline.errors import SourceError
-from pipeline.ingest import read_source
-from pipeline.segment import ParagraphCache, segment
-from pipeline.sources import ADAPTERS
-from pipeline.sources.containers import sniff
-from pipeline.sources.official import _starts_dense
-from pipeline.sources.pdf import furniture
+from pipeline.ingest.discover import read_source
+from pipeline.segment.rules import ParagraphCache, segment
+from pipeline.ingest.adapters import ADAPTERS
+from pipeline.ingest.containers import sniff
+from pipeline.ingest.adapters.official import _starts_dense
+from pipeline.ingest.containers.pdf import furniture
 from conftest import ARCHIVE, FORMATS
 
 needs_formats = pytest.mark.formats
@@ -172,7 +172,7 @@ def test_formats_of_one_edition_merge_like_duplicate_copies(cache):
 
 @needs_formats
 def test_pdf_source_lines_are_shown_as_page_and_line():
-    from pipeline.report import _lines
+    from pipeline.report.build import _lines
     source = read_source(FORMATS / "2003-10-01.pdf", None)
     lines = _lines(ADAPTERS[source.format](source))
     contents = next(line for line in lines if line["text"] == "Contents")

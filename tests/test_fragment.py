@@ -3,7 +3,7 @@ read without spaCy where spaCy would read them the same way."""
 import pytest
 
 from conftest import RAW, SEEDS, archive_files, needs_archive
-from pipeline.fragment import RULE_LINES, quick_analysis, sniff
+from pipeline.segment.fragment import RULE_LINES, quick_analysis, sniff
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -59,10 +59,10 @@ def test_quick_analysis_leaves_what_it_is_not_sure_of_to_spacy(text):
 
 @needs_archive
 def test_quick_analysis_agrees_with_spacy_on_every_paragraph_of_the_archive():
-    from pipeline.ingest import read_source
-    from pipeline.nlp import analyse, load
-    from pipeline.segment import UNANALYSED
-    from pipeline.sources import ADAPTERS
+    from pipeline.ingest.discover import read_source
+    from pipeline.segment.nlp import analyse, load
+    from pipeline.segment.rules import UNANALYSED
+    from pipeline.ingest.adapters import ADAPTERS
     texts = set()
     for path in archive_files():
         source = read_source(path, None)

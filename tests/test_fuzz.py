@@ -5,10 +5,10 @@ import os
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pipeline.errors import SourceError
-from pipeline.ingest import _check_paragraphs, read_source
-from pipeline.manifest import read_manifest
-from pipeline.segment import ParagraphCache, segment
-from pipeline.sources import ADAPTERS
+from pipeline.ingest.discover import _check_paragraphs, read_source
+from pipeline.ingest.manifest import read_manifest
+from pipeline.segment.rules import ParagraphCache, segment
+from pipeline.ingest.adapters import ADAPTERS
 from conftest import RAW, archive_files
 
 ENTRIES = read_manifest(RAW)

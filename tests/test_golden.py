@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.export import LAYOUT
+from pipeline.publish.export import LAYOUT
 from conftest import SEEDS
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

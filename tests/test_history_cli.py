@@ -5,9 +5,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from pipeline import stages
-from pipeline.cli import main
-from pipeline import history as lineages
+from pipeline import run as stages
+from pipeline.cli.main import main
+from pipeline.query import history as lineages
 
 HEAD = ("Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game Concepts\n\n"
         "100. General\n\n")

@@ -14,8 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline import align, trace
-from pipeline.clean import compare_form
+from pipeline.align import match as align
+from pipeline.align import trace
+from pipeline.ingest.clean import compare_form
 from pipeline.errors import PipelineError
 from pipeline.records import Rule
 
@@ -92,8 +93,8 @@ CHILD = """
 import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 from test_hostile_align import hostile_pair
-from pipeline.edition import Edition
-from pipeline.lineage import build
+from pipeline.segment.edition import Edition
+from pipeline.align.lineage import build
 old, new = hostile_pair(int(sys.argv[2]), float(sys.argv[3]))
 eds = [Edition(d, "", (d,), True, {}, 0) for d in ("2000-01-01", "2001-01-01")]
 start = time.perf_counter()

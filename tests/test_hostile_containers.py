@@ -233,7 +233,7 @@ SLOW = {"docx-1gb-whitespace", "pdf-1gb-content-stream", "pdf-1gb-ascii85-wrappe
 def ingest_folder(folder: Path) -> dict:
     """What the child prints: seconds to ingest the folder, the editions read and the rejection lines
     as the CLI prints them."""
-    from pipeline.ingest import ingest
+    from pipeline.ingest.discover import ingest
     start = time.perf_counter()
     result = ingest(folder, [])
     return {"seconds": time.perf_counter() - start, "docs": [d.source.source_id for d in result.docs],
@@ -309,7 +309,7 @@ class Reader:
 def reader_loop() -> None:
     """The --reader child: frames of (format, length, bytes) in, one JSON line out per frame."""
     from pipeline.errors import SourceError
-    from pipeline.sources.containers import extract
+    from pipeline.ingest.containers import extract
     while header := sys.stdin.buffer.read(12):
         fmt, size = struct.unpack(">4sQ", header)
         data = sys.stdin.buffer.read(size)

@@ -20,16 +20,16 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from pipeline.clean import MAX_LINE_CHARS, MAX_LINES, TAG_BEFORE_PUNCTUATION
+from pipeline.ingest.clean import MAX_LINE_CHARS, MAX_LINES, TAG_BEFORE_PUNCTUATION
 from pipeline.errors import SourceError
-from pipeline.ingest import _check_paragraphs, read_source
-from pipeline.manifest import Entry, read_manifest
-from pipeline.nlp import load
+from pipeline.ingest.discover import _check_paragraphs, read_source
+from pipeline.ingest.manifest import Entry, read_manifest
+from pipeline.segment.nlp import load
 from pipeline.patterns import CITATION, DASH, EDITOR_SUMMARY, RULINGS_BANNER
-from pipeline.segment import ParagraphCache, segment
-from pipeline.sources import ADAPTERS
-from pipeline.sources.markdown import heading_span, unemphasize
-from pipeline.sources.official import FIRST_RULE_ANYWHERE
+from pipeline.segment.rules import ParagraphCache, segment
+from pipeline.ingest.adapters import ADAPTERS
+from pipeline.ingest.adapters.markdown import heading_span, unemphasize
+from pipeline.ingest.adapters.official import FIRST_RULE_ANYWHERE
 from children import run_bounded
 from conftest import DATA, RAW, archive_files
 from test_fuzz import mutate, mutation
@@ -90,7 +90,7 @@ ATTACKS = {  # name -> (format (None: an official edition, found by content), te
     "wiki-text effective-as-of lines": ("wiki-text", dates(10_000), None),
     "official effective-as-of lines": (None, official(lines=dates(10_000) + "\n"), None),
     "official too many lines": (None, official(lines="\n" * MAX_LINES), f"lines (over {MAX_LINES:,}): not a rules"),
-    # The same kinds of text kept under the caps (pipeline/clean.py): read, and still fast.
+    # The same kinds of text kept under the caps (pipeline/ingest/clean.py): read, and still fast.
     "official spaces before a bracket, under the cap": (None, official("A rule." + " " * 99_000 + "[CR 100.1"), None),
     "official ideographic spaces before a dash, under the cap":
         (None, official("A rule." + "\u3000" * 99_000 + "-"), None),
@@ -139,7 +139,7 @@ KINDS = {"rulings-html": "rulings page", "rulings-text": "rulings page", "markdo
 
 def read_and_segment(folder: Path) -> dict:
     """What the child prints: seconds to ingest and segment the folder, what was read, what refused."""
-    from pipeline import stages
+    from pipeline import run as stages
     load()
     start = time.perf_counter()
     result = stages._ingest(folder, [], quiet=True)

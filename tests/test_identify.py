@@ -5,9 +5,9 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from pipeline import stages
-from pipeline.cli import main
-from pipeline.identify import edition_texts, identify_files, verdict, version, window
+from pipeline import run as stages
+from pipeline.cli.main import main
+from pipeline.query.identify import edition_texts, identify_files, verdict, version, window
 from pipeline.records import Rule
 from conftest import ARCHIVE, RAW, SEEDS, needs_archive
 

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from conftest import ARCHIVE, needs_archive
 from fragments import cut
-from pipeline.cli import main
+from pipeline.cli.main import main
 
 # (file, first rule, last rule, how it is cut) -> the window, and the editions whose typography it has
 CASES = [

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from pipeline import store
-from pipeline.cli import main
+from pipeline import atomic as store
+from pipeline.cli.main import main
 from pipeline.errors import ManifestError, PipelineError
-from pipeline.ingest import ingest, source_ids
-from pipeline.manifest import read_manifest
+from pipeline.ingest.discover import ingest, source_ids
+from pipeline.ingest.manifest import read_manifest
 from conftest import RAW, archive_files, needs_archive
 
 
@@ -246,6 +246,6 @@ def test_disk_full_names_the_file(tmp_path, monkeypatch):
 ])
 def test_date_statements_are_the_patterns_matches(text):
     """The fast scan finds exactly what EFFECTIVE_DATE.finditer finds, near misses included."""
-    from pipeline.ingest import _date_statements
+    from pipeline.ingest.discover import _date_statements
     from pipeline.patterns import EFFECTIVE_DATE
     assert [m.span() for m in _date_statements(text)] == [m.span() for m in EFFECTIVE_DATE.finditer(text)]

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from jsonschema import Draft202012Validator
 
-from pipeline import jsonout
+from pipeline.publish import jsonout
 from conftest import ROOT, needs_archive
 
 

@@ -9,8 +9,11 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from pipeline import browse, export, load, publish
-from pipeline.clean import compare_form
+from pipeline.publish import browse
+from pipeline.publish import export
+from pipeline.publish import load
+from pipeline.publish import transaction as publish
+from pipeline.ingest.clean import compare_form
 from pipeline.errors import PipelineError
 from pipeline.records import Citation, Rule, RuleChange, rule_key
 from conftest import needs_archive

@@ -3,7 +3,7 @@ import shutil
 import pytest
 
 from pipeline.errors import ManifestError
-from pipeline.manifest import read_manifest
+from pipeline.ingest.manifest import read_manifest
 from conftest import RAW
 
 GOOD = '''[[source]]

@@ -4,10 +4,10 @@ from collections import Counter
 
 import pytest
 
-from pipeline.ingest import read_source
-from pipeline.segment import ParagraphCache, segment
-from pipeline.sources import ADAPTERS
-from pipeline.sources.official import effective_date, looks_official
+from pipeline.ingest.discover import read_source
+from pipeline.segment.rules import ParagraphCache, segment
+from pipeline.ingest.adapters import ADAPTERS
+from pipeline.ingest.adapters.official import effective_date, looks_official
 from test_formats import FORMATS, needs_formats
 
 # Counted by hand with grep over each file's rules (lines opening with "N. ", "NNN. ", "NNN.N ",

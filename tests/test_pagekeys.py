@@ -8,8 +8,10 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from pipeline import pagekeys, publish, report
-from pipeline.cli import main
+from pipeline.report import pagekeys
+from pipeline.publish import transaction as publish
+from pipeline.report import build as report
+from pipeline.cli.main import main
 from conftest import RAW, archive_files, needs_archive
 
 

@@ -6,11 +6,12 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from pipeline import publish, report
-from pipeline.cli import main
+from pipeline.publish import transaction as publish
+from pipeline.report import build as report
+from pipeline.cli.main import main
 from pipeline.errors import PipelineError
-from pipeline.ingest import ingest
-from pipeline.store import write_atomic
+from pipeline.ingest.discover import ingest
+from pipeline.atomic import write_atomic
 from conftest import RAW, run_stages
 
 

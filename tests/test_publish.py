@@ -8,8 +8,10 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from pipeline import export, publish, stages
-from pipeline.cli import main
+from pipeline.publish import export
+from pipeline.publish import transaction as publish
+from pipeline import run as stages
+from pipeline.cli.main import main
 from pipeline.errors import PipelineError
 from conftest import RAW, ROOT, archive_files, needs_archive
 
@@ -207,7 +209,7 @@ def test_a_run_rewrites_only_the_pages_that_changed(tmp_path):
     rewritten = [p for p in now if now[p] != before[p][0]]
     assert len(kept) > 10 and tmp_path / "r/index.html" in rewritten
     assert all(p.read_bytes() != before[p][1] for p in rewritten)
-    assert (tmp_path / "r/app.js").read_bytes() == (ROOT / "pipeline/templates/app.js").read_bytes()
+    assert (tmp_path / "r/app.js").read_bytes() == (ROOT / "pipeline/report/templates/app.js").read_bytes()
     listed = json.loads((tmp_path / "r/run.json").read_text())["files"]
     assert all(p.relative_to(tmp_path / "r").as_posix() in listed for p in kept)
     assert publish.verify(tmp_path / "r", sorted(listed)) == publish.run_id(tmp_path / "p")

@@ -1,7 +1,7 @@
 """The rules reader's text handling: references become links, everything else is escaped."""
 import pytest
 
-from pipeline import reader
+from pipeline.report import editionpages as reader
 
 IDS = {"402.9", "702.19", "702.19b", "113", "114", "8", "212.2h", "212.9c"}
 

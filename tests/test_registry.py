@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline import lookup, registry
-from pipeline.cli import main
+from pipeline.cli.main import main
 from conftest import ARCHIVE, EDITIONS
 
 
@@ -96,7 +96,8 @@ def test_set_codes_work_everywhere(archive_run):
 
 
 def test_the_editions_table_and_the_index_carry_set_names(seeds_run, tmp_path):
-    from pipeline import load, stages
+    from pipeline.publish import load
+    from pipeline import run as stages
     _, processed = seeds_run
     table = load.read(processed, "editions", columns=["edition", "set_code", "set_name"]).to_pylist()
     assert {"edition": "2011-06-17", "set_code": "CMD", "set_name": "Commander 2011"} in table

@@ -1,7 +1,8 @@
 """The page per rule number that ever existed, on a made-up history: what the number named in each period
 and where each of those rules went; rendered escaped."""
-from pipeline import report, rulepages
-from pipeline.cite import Remapper
+from pipeline.report import build as report
+from pipeline.report import rulepages
+from pipeline.query.cite import Remapper
 
 E = ("2001-01-01", "2002-01-01", "2003-01-01", "2004-01-01")
 RULES = [  # (edition, number, kind, lineage)

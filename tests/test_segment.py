@@ -5,10 +5,10 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pipeline import stages
-from pipeline.nlp import analyse, expand_range, load
+from pipeline import run as stages
+from pipeline.segment.nlp import analyse, expand_range, load
 from pipeline.records import CleanDoc, Paragraph, SourceDoc
-from pipeline.segment import ParagraphCache, previous_rule_id, segment
+from pipeline.segment.rules import ParagraphCache, previous_rule_id, segment
 from conftest import RAW, SEEDS, needs_archive
 
 SECTION_TITLES = {"212.1": "General", "212.2": "Artifacts", "212.3": "Creatures", "212.4": "Enchantments",
@@ -154,7 +154,7 @@ def test_a_draft_seen_before_gives_the_same_record(paragraphs):
     fresh.analyse(p.text for p in later.paragraphs)
     expected = segment(later, fresh)
     with pytest.MonkeyPatch.context() as m:
-        m.setattr("pipeline.segment._body", lambda d: pytest.fail("worked out again"))
+        m.setattr("pipeline.segment.rules._body", lambda d: pytest.fail("worked out again"))
         assert segment(later, cache) == expected
 
 
@@ -285,7 +285,7 @@ def test_archive_counts(archive_run):
 @needs_archive
 def test_archive_every_numbered_line_is_a_record(archive_run):
     result, _ = archive_run
-    from pipeline.clean import normalize_newlines
+    from pipeline.ingest.clean import normalize_newlines
     for doc in result.ingested.docs:
         if doc.source.format != "official":
             continue
@@ -340,8 +340,8 @@ Credits
 
 
 def test_a_term_right_under_a_finished_definition_starts_an_entry():
-    from pipeline.clean import Ledger
-    from pipeline.sources.glossary import glossary_paragraphs
+    from pipeline.ingest.clean import Ledger
+    from pipeline.ingest.adapters.glossary import glossary_paragraphs
     ledger = Ledger(GLOSSARY)
     got = glossary_paragraphs(ledger, 1, len(ledger.lines) - 1, "blank", lambda line, text, previous: True)
     terms = [p.text for p in got if p.role == "glossary-term"]

@@ -2,11 +2,11 @@
 import pytest
 
 from pipeline.errors import NotRulesError, SourceError
-from pipeline.ingest import ingest, read_source
-from pipeline.manifest import Entry, read_manifest
-from pipeline.sources import ADAPTERS
-from pipeline.sources.copy import language_of
-from pipeline.sources.official import effective_date
+from pipeline.ingest.discover import ingest, read_source
+from pipeline.ingest.manifest import Entry, read_manifest
+from pipeline.ingest.adapters import ADAPTERS
+from pipeline.ingest.adapters.copy import language_of
+from pipeline.ingest.adapters.official import effective_date
 from conftest import ARCHIVE, DATA, RAW, SEEDS, archive_files, needs_archive
 
 ARCHIVE_DATES = {p: p for p in ("2003-10-01", "2005-10-01", "2006-07-15", "2007-10-01", "2008-02-01",
@@ -200,7 +200,7 @@ def test_markdown_strips_markup_keeps_rules():
 
 @needs_archive
 def test_corpus_with_odd_names_duplicates_and_a_mislabelled_file(tmp_path):
-    from pipeline import stages
+    from pipeline import run as stages
     corpus = tmp_path / "my rules"
     corpus.mkdir()
     (corpus / "zzz.txt").write_bytes((ARCHIVE / "2008-02-01.txt").read_bytes())

@@ -6,9 +6,9 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from pipeline import publish
+from pipeline.publish import transaction as publish
 from pipeline.cache import _closure
-from pipeline.cli import main
+from pipeline.cli.main import main
 from conftest import RAW, ROOT, run_stages
 
 TABLE_FILES = ("rules.csv", "rules.parquet", "changes.parquet", "lineages.csv", "crdiff.sqlite", "datapackage.json")
@@ -73,12 +73,12 @@ def test_report_without_tables_leaves_no_reports_folder_behind(tmp_path):
 
 
 LATER = {  # stage module -> modules of later stages it must never import
-    "pipeline.ingest": ("segment", "nlp", "align", "lineage", "export", "report", "stages"),
-    "pipeline.segment": ("align", "lineage", "export", "report", "stages"),
-    "pipeline.lineage": ("export", "report", "stages", "load"),
-    "pipeline.export": ("segment", "nlp", "align", "lineage", "trace", "report", "stages"),
-    "pipeline.report": ("segment", "nlp", "align", "lineage", "trace", "export", "stages", "ingest"),
-    "pipeline.load": ("segment", "nlp", "align", "lineage", "export", "report"),
+    "pipeline.ingest.discover": ("segment", "nlp", "align", "lineage", "export", "report", "stages"),
+    "pipeline.segment.rules": ("align", "lineage", "export", "report", "stages"),
+    "pipeline.align.lineage": ("export", "report", "stages", "load"),
+    "pipeline.publish.export": ("segment", "nlp", "align", "lineage", "trace", "report", "stages"),
+    "pipeline.report.build": ("segment", "nlp", "align", "lineage", "trace", "export", "stages", "ingest"),
+    "pipeline.publish.load": ("segment", "nlp", "align", "lineage", "export", "report"),
 }
 
 
@@ -89,6 +89,7 @@ def test_no_stage_imports_a_later_one(module):
 
 
 def test_the_cli_and_the_reports_load_no_spacy():
-    code = "import sys, pipeline.cli, pipeline.report, pipeline.load, pipeline.ruleid; print('spacy' in sys.modules)"
+    code = ("import sys, pipeline.cli.main, pipeline.report.build, pipeline.publish.load, pipeline.ruleid; "
+            "print('spacy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"

@@ -1,0 +1,3 @@
+from devtools.cli import main
+
+main()

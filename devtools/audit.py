@@ -1,0 +1,175 @@
+"""A blind measure of the history: a stratified random sample of change rows from a published run,
+written as a worksheet for someone who did not write the code to judge against the source texts,
+then scored as precision per class with a 95% interval.
+
+`make accuracy` checks hand-picked cases, which the code was tuned on; this draws rows the code
+chose, by a seed that is new for every audit. Each class is sampled on its own (so rare classes
+such as "merged" get as many rows as "modified"), and within a class the rows are drawn round-robin
+over the steps in a random order, so every era is represented, not only the step with most rows.
+"""
+from __future__ import annotations
+
+import csv
+import math
+import random
+from collections import defaultdict
+from pathlib import Path
+
+from pipeline.publish import load
+from pipeline.errors import PipelineError
+
+CLASSES = ("modified", "cosmetic", "reference", "renumbered", "renamed", "added", "removed", "split", "merged")
+VERDICTS = ("right", "wrong", "unsure")
+COLUMNS = ("row", "class", "from_edition", "to_edition", "old_rule_id", "new_rule_id", "kind", "method", "note",
+           "old_source", "new_source", "verdict", "should_be", "comment")
+
+
+def stratum(change: str, renumbered: bool) -> str | None:
+    """The audit class of a change row: its change, or "renumbered" for a rule that kept its words
+    under a new number; unchanged rows at their own number (nothing to judge) and rows of a copy or
+    fragment (first_seen, not_covered) are not drawn."""
+    if change == "unchanged":
+        return "renumbered" if renumbered else None
+    return change if change in CLASSES else None
+
+
+def sample(processed: Path, seed: int, per_class: int) -> list[dict]:
+    """`per_class` rows of each class (all of them when there are fewer), drawn by `seed`."""
+    changes = load.read(processed, "changes", ["from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id",
+                                                "kind", "change", "renumbered", "method", "note"]).to_pandas()
+    changes = changes[changes.kind != "commentary"]
+    rng = random.Random(seed)
+    by_class: dict[str, dict[tuple, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for k, (change, renumbered, a, b) in enumerate(zip(changes.change, changes.renumbered,
+                                                        changes.from_edition, changes.to_edition)):
+        cls = stratum(change, bool(renumbered))
+        if cls:
+            by_class[cls][(a, b)].append(k)
+    picked = []
+    for cls in CLASSES:
+        steps = by_class.get(cls, {})
+        pools = {step: rng.sample(rows, len(rows)) for step, rows in sorted(steps.items())}
+        order = sorted(pools)
+        rng.shuffle(order)
+        drawn = []
+        while len(drawn) < per_class and any(pools.values()):
+            for step in order:
+                if pools[step] and len(drawn) < per_class:
+                    drawn.append(pools[step].pop())
+        picked += [(cls, k) for k in drawn]
+    rows = [dict(changes.iloc[k]) | {"class": cls} for cls, k in picked]
+    return _with_texts(processed, rows)
+
+
+def _with_texts(processed: Path, rows: list[dict]) -> list[dict]:
+    rules = load.read(processed, "rules", ["edition", "source", "rule_id", "kind", "title", "text", "examples",
+                                           "line_start", "line_end"]).to_pandas()
+    paths = dict(load.read(processed, "sources", ["source_id", "path"]).to_pandas().itertuples(index=False))
+    where = {}
+    for r in rules.itertuples(index=False):  # a rule may change kind (102.8 -> 102.3d): the glossary apart
+        where.setdefault((r.edition, r.kind == "glossary", r.rule_id), r)
+
+    def side(edition: str, kind: str, rule_id: str) -> tuple[str, str]:
+        r = where.get((edition, kind == "glossary", rule_id)) if rule_id else None
+        if r is None:
+            return "", ""
+        text = "\n".join(filter(None, [r.title if r.title != r.rule_id else "", r.text]))  # a term is its title
+        text += "".join(f"\nExample: {e}" for e in r.examples)
+        source = r.source.split(";")[0]
+        return f"{paths.get(source, source)}:{r.line_start}-{r.line_end}", text
+    out = []
+    for n, row in enumerate(rows, start=1):
+        old_source, old_text = side(row["from_edition"], row["kind"], row["old_rule_id"])
+        new_source, new_text = side(row["to_edition"], row["kind"], row["new_rule_id"])
+        out.append({"row": n, "class": row["class"], "from_edition": row["from_edition"],
+                    "to_edition": row["to_edition"], "old_rule_id": row["old_rule_id"],
+                    "new_rule_id": row["new_rule_id"], "kind": row["kind"], "method": row["method"],
+                    "note": row["note"], "old_source": old_source, "new_source": new_source,
+                    "old_text": old_text, "new_text": new_text})
+    return out
+
+
+QUESTIONS = {
+    "modified": "Did the wording of the rule really change (not only typography, quotes, symbols or cited numbers), "
+                "and is the new rule the same rule as the old one?",
+    "cosmetic": "Is the new rule the same rule, with only typography changed (quotes, dashes, spacing, case, "
+                "symbol spelling such as (tm) or {oW})?",
+    "reference": "Is the new rule the same rule, with only the rule numbers it cites changed?",
+    "renumbered": "Is the new rule (same words, new number) really the old rule moved?",
+    "renamed": "Is the new glossary term the old term under a new name?",
+    "added": "Is the new rule really new: does no rule of the old edition hold its text (a sentence, a clause, an "
+             "example, even reworded)? If one does, it is a split piece, a move or a rewrite: wrong.",
+    "removed": "Did the old rule really go: is its text (a sentence, a clause, an example, even reworded) in no "
+               "rule of the new edition? If it is, it was merged, moved or rewritten: wrong.",
+    "split": "Is a real part of the old rule's text (a sentence, a clause, an example) in the new rule?",
+    "merged": "Did the old rule end, its text carried into the new rule (which continues another rule)?",
+}
+
+
+def write(rows: list[dict], out: Path, seed: int) -> tuple[Path, Path]:
+    """The worksheet as CSV (verdict, should_be and comment left blank to fill) and as Markdown
+    (every row with both texts, for reading)."""
+    out.mkdir(parents=True, exist_ok=True)
+    sheet, readable = out / f"audit-{seed}.csv", out / f"audit-{seed}.md"
+    with sheet.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, COLUMNS, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows({**r, "verdict": "", "should_be": "", "comment": ""} for r in rows)
+    lines = [f"# Audit worksheet, seed {seed}", "",
+             "Judge each row against the source texts (the files and lines are given; the old and new editions are "
+             "complete files you can search). Write `right`, `wrong` or `unsure` in the `verdict` column of "
+             f"`{sheet.name}`, and for a wrong row what it should be (`should_be`) and why (`comment`).", "",
+             "The question per class:", ""]
+    lines += [f"- **{cls}**: {q}" for cls, q in QUESTIONS.items()]
+    for r in rows:
+        lines += ["", f"## Row {r['row']}: {r['class']}  {r['from_edition']} {r['old_rule_id'] or '-'} -> "
+                      f"{r['to_edition']} {r['new_rule_id'] or '-'} ({r['kind']})"]
+        if r["note"]:
+            lines.append(f"note: {r['note']}")
+        for label, source, text in (("old", r["old_source"], r["old_text"]), ("new", r["new_source"], r["new_text"])):
+            if source:
+                lines += ["", f"{label} ({source}):", "", *("    " + t for t in text.splitlines())]
+    readable.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return sheet, readable
+
+
+def wilson(right: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion (sound at 0 or n, unlike the normal one)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = right / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def score(sheet: Path) -> list[dict]:
+    """Precision per class of a judged worksheet: unsure rows are counted apart, never as right."""
+    try:
+        with sheet.open(encoding="utf-8", newline="") as f:
+            rows = list(csv.DictReader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise PipelineError(f"cannot read the worksheet: {e}", path=sheet) from e
+    tally: dict[str, list[int]] = {cls: [0, 0, 0] for cls in CLASSES}
+    for n, row in enumerate(rows, start=2):
+        verdict = (row.get("verdict") or "").strip().lower()
+        if verdict not in VERDICTS or row.get("class") not in tally:
+            raise PipelineError(f"line {n}: verdict must be one of {', '.join(VERDICTS)} and class one of "
+                                f"{', '.join(CLASSES)}, got {verdict!r} / {row.get('class')!r}", path=sheet)
+        tally[row["class"]][VERDICTS.index(verdict)] += 1
+    out = []
+    for cls, (right, wrong, unsure) in tally.items():
+        if right + wrong + unsure:
+            low, high = wilson(right, right + wrong)
+            out.append({"class": cls, "judged": right + wrong, "right": right, "unsure": unsure,
+                        "precision": right / (right + wrong) if right + wrong else None, "low": low, "high": high})
+    return out
+
+
+def summary(table: list[dict]) -> str:
+    lines = [f"{'class':<11} {'judged':>6} {'right':>5} {'unsure':>6} {'precision':>9}  95% interval"]
+    for t in table:
+        p = "-" if t["precision"] is None else f"{t['precision']:.2f}"
+        lines.append(f"{t['class']:<11} {t['judged']:>6} {t['right']:>5} {t['unsure']:>6} {p:>9}  "
+                     f"{t['low']:.2f}-{t['high']:.2f}")
+    return "\n".join(lines)

@@ -1,0 +1,506 @@
+"""Sentence tracing: where did the text of a rule go, and where did a new rule's text come from?
+
+Alignment pairs rules one to one. What it cannot see is a rule cut in pieces (212.9d became
+306.5, 306.5a-c, 306.9 and 306.10), two rules joined (212.6a and 212.6b became 305.1), or a
+sentence moved from one rule to another. Tracing looks only at text that one-to-one matching
+left unexplained: every sentence of an unmatched rule, and the sentences a matched rule lost
+(or gained) on the way. Each such sentence is weighted by how rare its words are in its
+edition, so boilerplate ("The active player gets priority.", "See rule 704.") weighs next to
+nothing, and a new rule written on the model of an old one that still exists unchanged has no
+unexplained old text to come from: it is added, not split.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import chain
+
+from rapidfuzz import fuzz
+
+from pipeline.ingest.clean import compare_form
+from pipeline.records import Rule
+
+SAME_SENTENCE = 75  # ratio for a reworded sentence (long sentences; short ones need SHORT_SENTENCE)
+SHORT_SENTENCE = 88
+SHORT_WORDS = 8
+CONTAINED = 90  # partial ratio for a piece of a sentence found inside a longer one
+MIN_PIECE_WORDS = 5
+VERBATIM = 97  # a piece one word shorter than MIN_PIECE_WORDS counts only when it is there word for word
+RARE_IN = 3  # a word in at most this many rules (and 1% of them) names something: a keyword, a card type
+CANDIDATES = 6  # per sentence, the old (or new) sentences sharing the most rare words
+WORD = re.compile(r"[a-z][a-z'’-]+")
+# Ordinals name a place in a sequence ("Third, the active player gets priority."), not a subject: a
+# step inserted before renumbers them, and the place is weighed as structure.
+ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
+STOP = frozenset("the a an of to and or in on is are be it its that this with for as by any each if may "
+                 "can can't from has have was were which who their they them his her he she one rule see "
+                 "rules player players".split() + ORDINALS)
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One sentence of one rule, in scoring form, with its weight in its edition."""
+
+    rule: int  # index into the edition's record list
+    text: str
+    words: frozenset[str]
+    weight: float
+    rare: frozenset[str] = frozenset()  # words found in very few rules of the edition: names, mostly
+    part: str = "text"  # "lead" (the rule's first sentence or clause: its head), "text", or "example"
+
+
+SENTENCE_END = re.compile(r"(?<=[.!?])[\"”)]*\s+(?=[\"“(]?[A-Z0-9])|\n+")
+
+
+def sentences(r: Rule, form) -> list[str]:
+    """The rule's sentences (not its examples), in scoring form. Records made without spaCy (tests,
+    other tools) are split at sentence ends."""
+    return list(_sentences(r.sentences, r.compare, form))
+
+
+@lru_cache(maxsize=1 << 17)
+def _sentences(parts: tuple[str, ...], compare: str, form) -> tuple[str, ...]:
+    """Cached by the record's words: most rules recur unchanged in every edition and every pair."""
+    parts = parts or SENTENCE_END.split(compare)
+    return tuple(s for s in (form(compare_form(p)) for p in parts) if s.strip())
+
+
+def units(rules: list[Rule], idx, form) -> dict[int, list[Unit]]:
+    """Every sentence of every rule, weighted by the rarity of its words in the edition; a sentence
+    printed word for word in several rules (boilerplate) shares its weight among them. The result is
+    shared (read it, never change it): each edition is the new side of one pair and the old side of
+    the next, so its units are made once, by what they are made of."""
+    return _units(tuple((i, rules[i].sentences, rules[i].compare, rules[i].examples) for i in idx), form)
+
+
+CLAUSE = re.compile(r"(?<=[;:])\s+|\s+(?=\((?:\d{1,2}[a-z]?|[a-h])\)\s)")  # "...; they can also", ": (1) Effects"
+
+
+def clauses(sentence: str) -> list[str]:
+    """A long sentence's clauses (at semicolons, colons and enumerations "(1)", "(a)"): a rule cut in
+    pieces is often cut there (217.1c's seven exceptions became 400.7a-g). Each clause of five words
+    or more stands alone; a shorter one stays joined to the clause before it."""
+    out, start = [], 0
+    cuts = [m for m in CLAUSE.finditer(sentence)
+            if sentence.count("(", 0, m.start()) == sentence.count(")", 0, m.start())]  # not inside parentheses
+    pieces = []
+    for m in cuts:
+        pieces.append(sentence[start:m.start()])
+        start = m.end()
+    pieces.append(sentence[start:])
+    for piece in pieces:
+        if out and len(piece.split()) < MIN_PIECE_WORDS:
+            out[-1] += " " + piece
+        elif piece.strip():
+            out.append(piece)
+    return out or [sentence]
+
+
+@lru_cache(maxsize=4)
+def _units(content: tuple, form) -> dict[int, list[Unit]]:
+    texts, parts_of = {}, {}
+    for i, sentence_parts, compare, examples in content:
+        said = [c for s in _sentences(sentence_parts, compare, form) for c in clauses(s)]
+        shown = [form(compare_form(e)) for e in examples]
+        texts[i] = said + [e for e in shown if e.strip()]
+        parts_of[i] = ["lead"] * bool(said) + ["text"] * (len(said) - 1) + ["example"] * (len(texts[i]) - len(said))
+    df = _document_frequency(texts)
+    idf = _idf(df, len(texts))
+    rare = {w for w, c in df.items() if c <= min(RARE_IN, len(texts) / 100)}
+    copies = Counter(s for parts in texts.values() for s in set(parts))
+    made = {}  # sentence -> its Unit fields: boilerplate recurs, its weight is summed once
+    for s in copies:
+        w = content_words(s)
+        made[s] = (w, weight(w, idf) / copies[s], w & rare)
+    return {i: [Unit(i, s, *made[s], part) for s, part in zip(parts, parts_of[i])] for i, parts in texts.items()}
+
+
+@lru_cache(maxsize=1 << 16)
+def content_words(text: str) -> frozenset[str]:
+    return frozenset(w for w in WORD.findall(text) if w not in STOP and len(w) > 2)
+
+
+@lru_cache(maxsize=1 << 17)
+def sorted_words(words: frozenset[str]) -> tuple[str, ...]:
+    return tuple(sorted(words))
+
+
+@lru_cache(maxsize=1 << 17)
+def _rule_content_words(parts: tuple[str, ...]) -> frozenset[str]:
+    """The content words of a rule's sentences, cached: most rules recur from pair to pair."""
+    return frozenset().union(*map(content_words, parts))
+
+
+def _document_frequency(texts: dict[int, list[str]]) -> Counter:
+    """In how many rules each word is."""
+    df = Counter()
+    for parts in texts.values():
+        df.update(_rule_content_words(tuple(parts)))
+    return df
+
+
+
+
+def _idf(df: Counter, rules: int) -> dict[str, float]:
+    n = max(rules, 1)
+    full = math.log((n + 1) / (max(1.0, n / 20) + 0.5))
+    return {w: min(1.0, math.log((n + 1) / (c + 0.5)) / full) for w, c in df.items()}
+
+
+def weight(words: frozenset[str], idf: dict[str, float]) -> float:
+    """About one per word, less for common words: the amount of a rule's own text."""
+    return sum(idf.get(w, 0.0) for w in sorted_words(words))  # sorted: float sums must not follow hash order
+
+
+def likeness(a: Unit, b: Unit, inside: bool = False) -> float:
+    """How surely `a` and `b` are the same sentence (perhaps reworded) or one is a piece of the
+    other: a score over 100 when alike, 0 when not. With `inside`, only `a` may be the piece
+    (a sentence kept whole inside a longer one is kept)."""
+    short = min(len(a.words), len(b.words))
+    if short == 0:
+        return 0.0
+    if (a.rare - b.words) and (b.rare - a.words):
+        return 0.0  # the same pattern about two different things: "Decayed represents..." / "Hideaway represents..."
+    return _text_likeness(a.text, b.text, short, inside)
+
+
+@lru_cache(maxsize=1 << 18)
+def _text_likeness(a: str, b: str, short: int, inside: bool) -> float:
+    """likeness by the texts alone. Cached: boilerplate sentences recur in many rules, and a pair
+    traced twice (after a look-alike lost its match) compares the same sentences again."""
+    ratio = fuzz.ratio(a, b)
+    if ratio >= (SHORT_SENTENCE if short < SHORT_WORDS else SAME_SENTENCE):
+        return 100.0 + ratio
+    if short < MIN_PIECE_WORDS - 1 or (inside and len(a) > len(b)):
+        return 0.0
+    partial = fuzz.partial_ratio(a, b)
+    if partial >= (CONTAINED if short >= MIN_PIECE_WORDS else VERBATIM):  # shorter pieces: word for word
+        return partial
+    # A reworded piece inside a longer sentence: nearly all of the shorter one's words are there.
+    words = fuzz.token_set_ratio(a, b) if short >= SHORT_WORDS else 0.0
+    return words if words >= CONTAINED else 0.0
+
+
+def alike(a: Unit, b: Unit, inside: bool = False) -> bool:
+    return likeness(a, b, inside) > 0
+
+
+def unexplained(mine: list[Unit], theirs: list[Unit]) -> list[Unit]:
+    """My sentences that have no counterpart among theirs (what a matched rule lost or gained)."""
+    return [u for u in mine if u.weight > 0 and not any(alike(u, t, inside=True) for t in theirs)]
+
+
+# Tracing looks up every word an unexplained sentence shares with the others. Real steps leave at most a
+# few thousand sentences unexplained (the archive's most: 797 old x 1,360 new); made-up or hostile
+# editions of thousands of reworded rules leave all of them, and the words every sentence uses would
+# make that quadratic.
+FLOW_EXACT = 4_000_000  # old x new unexplained sentences searched through all their words up to this ...
+COMMON_SENTENCES = 50  # ... above, a word in more old sentences than this finds no candidates (it names nothing)
+
+
+def _word_index(units_of: list[Unit], most: int | None = None) -> dict[str, list[int]]:
+    """word -> the sentences (positions in `units_of`) that have it; with `most`, only the words that
+    at most that many sentences have."""
+    index = defaultdict(list)
+    for k, u in enumerate(units_of):
+        for w in u.words:
+            index[w].append(k)
+    if most is None:
+        return index
+    return {w: found for w, found in index.items() if len(found) <= most}
+
+
+def flows(old_units: list[Unit], new_units: list[Unit], home=lambda i, j: False) -> "Flows":
+    """(old rule, new rule) -> weight of the text that went from one to the other. Each new
+    sentence came from its best old counterpart; an old sentence went to its best new counterpart,
+    unless it was cut in pieces (302.4a and 302.4b are both pieces of one sentence of 212.3d).
+    So a new rule that copies a sentence's pattern (a keyword written on the model of another)
+    does not take it from the rule that really got it. Candidates come from an index of rare
+    words, so the cost follows the unexplained text, not the edition (past FLOW_EXACT, words most
+    sentences use find none)."""
+    large = len(old_units) * len(new_units) > FLOW_EXACT
+    index = _word_index(old_units, COMMON_SENTENCES if large else None)
+    sizes = [len(u.words) for u in old_units]
+    best_of_new = {}
+    for m, b in enumerate(new_units):
+        if b.weight <= 0:
+            continue
+        shared = Counter(chain.from_iterable(index[w] for w in b.words if w in index))
+        if large:  # found by their less common words, counted by all of them
+            shared = {k: len(old_units[k].words & b.words) for k in shared}
+        best = (0.0, -1)
+        # Best covered first: a short old sentence wholly inside b beats a long one sharing more words.
+        # Under half covered is never a candidate: those are left out before ranking, not after.
+        cover = {k: c for k, count in shared.items() if (c := count / min(sizes[k], len(b.words))) >= 0.5}
+        for k in heapq.nsmallest(CANDIDATES, cover, key=lambda k: (-cover[k], -shared[k], k)):
+            best = max(best, (likeness(old_units[k], b), -k))
+        if best[0] > 0:
+            best_of_new[m] = (-best[1], best[0])
+    best_of_old: dict[int, tuple] = {}  # old sentence -> (score, at home, new sentence) it went to whole
+    for m, (k, score) in sorted(best_of_new.items()):
+        key = (score, home(old_units[k].rule, new_units[m].rule))
+        if not _piece_of(new_units[m], old_units[k], score) and key > best_of_old.get(k, (0.0, False, -1))[:2]:
+            best_of_old[k] = (*key, m)
+    out: dict[tuple[int, int], float] = defaultdict(float)
+    text: dict[tuple[int, int], float] = defaultdict(float)  # without examples: what decides a successor
+    leads = set()  # (old, new) where the old rule's first sentence went: its head
+    for m, (k, score) in sorted(best_of_new.items()):
+        a, b = old_units[k], new_units[m]
+        if _piece_of(b, a, score) or best_of_old[k][2] == m:  # a whole sentence goes to one place only
+            out[(a.rule, b.rule)] += min(a.weight, b.weight)
+            if a.part != "example" and b.part != "example":
+                text[(a.rule, b.rule)] += min(a.weight, b.weight)
+            if a.part == "lead" and (score > 100 or 2 * len(b.text) >= len(a.text)):  # the head, not a scrap of it
+                leads.add((a.rule, b.rule))
+    return Flows(dict(out), dict(text), leads)
+
+
+@dataclass(frozen=True, slots=True)
+class Flows:
+    """(old rule, new rule) -> weight of the text that went from one to the other: all of it (examples
+    too: a piece or a merge may be made of an example), the rules' text alone (which decides a
+    successor), and the pairs where the old rule's first sentence went."""
+
+    all: dict
+    text: dict
+    leads: set
+
+
+def _piece_of(b: Unit, a: Unit, score: float) -> bool:
+    """`b` is a part of the longer `a` (not the same sentence)."""
+    return score <= 100 and len(b.text) < len(a.text)
+
+
+MIN_FLOW = 3.0  # about three words of a rule's own text: less is not evidence of anything ...
+WHOLE = 0.8  # ... unless it is (nearly) all of a short rule, old or new (and not boilerplate: half of that at least)
+LOOK_ALIKE = 0.1  # a split piece holding this much more of a rule's text than its match is its successor
+SHARE = 0.3  # part of a rule's own text that must have gone (or come) for a split or merge to count
+
+
+@dataclass(frozen=True, slots=True)
+class Traced:
+    """What tracing found: continuations (old, new, share), split pieces and merges (old, new, share)."""
+
+    continued: list[tuple[int, int, float]]
+    splits: list[tuple[int, int, float]]
+    merges: list[tuple[int, int, float]]
+    better: dict = None  # old -> (a split piece holding more of its text than its match, share)
+
+
+def trace(old: list[Rule], new: list[Rule], o: list[int], n: list[int], primary: dict[int, int],
+          exact: set[int], form, home=lambda i, j: False, sentences_of: tuple | None = None) -> Traced:
+    """`primary` maps old -> new for the one-to-one matches; `exact` holds the old rules whose text
+    came through word for word (nothing lost, nothing gained); `home(i, j)` says whether new rule j
+    sits where old rule i's neighbours went (it settles ties between identical pieces);
+    `sentences_of` is (units(old), units(new)) when the caller has them already."""
+    uo, un = sentences_of or (units(old, o, form), units(new, n, form))  # the same for every call on a pair
+    back = {j: i for i, j in primary.items()}
+    pool_old, pool_new = [], []
+    for i in o:
+        j = primary.get(i)
+        pool_old += uo[i] if j is None else ([] if i in exact else unexplained(uo[i], un[j]))
+    for j in n:
+        i = back.get(j)
+        pool_new += un[j] if i is None else ([] if i in exact else unexplained(un[j], uo[i]))
+    own_old = {i: sum(u.weight for u in uo[i]) or 1.0 for i in o}
+    own_new = {j: sum(u.weight for u in un[j]) or 1.0 for j in n}
+    found = flows(pool_old, pool_new, home)
+    flow = {k: f for k, f in found.all.items()
+            if f >= MIN_FLOW or (f >= WHOLE * min(own_new[k[1]], own_old[k[0]]) and f >= MIN_FLOW / 2)}
+    text = {k: found.text.get(k, 0.0) for k in flow}
+    said_old = {i: sum(u.weight for u in uo[i] if u.part != "example") or 1.0 for i in o}
+    said_new = {j: sum(u.weight for u in un[j] if u.part != "example") or 1.0 for j in n}
+    traced = _decide(flow, text, found.leads, dict(primary), (own_old, own_new), (said_old, said_new), home)
+    lost = defaultdict(float)
+    for u in pool_old:
+        if u.part != "example":
+            lost[u.rule] += u.weight
+    kept = {i: said_old[i] - lost[i] for i in primary if i not in exact}
+    better = {}  # a look-alike took the match on stock wording; the real successor got the text
+    for i, j, _ in traced.splits:
+        if i in kept and text[(i, j)] > kept[i] + LOOK_ALIKE * said_old[i]:
+            if text[(i, j)] > better.get(i, (None, 0.0))[1]:
+                better[i] = (j, _pct(text[(i, j)], said_old[i]))
+    return Traced(traced.continued, traced.splits, traced.merges, better)
+
+
+def _decide(flow, text, leads, primary, own, said, home) -> Traced:
+    """A rule with no successor continues into the piece that received its first sentence (its head),
+    else the one that received most of its text (examples aside); other pieces are splits; a rule
+    that ended inside a surviving rule was merged into it. `own` and `said`: each rule's weight, old
+    and new, with and without its examples."""
+    own_old, own_new = own
+    said_old, said_new = said
+    back = {j: i for i, j in primary.items()}
+    said_by = defaultdict(float)
+    for (i, _), f in text.items():
+        said_by[i] += f
+    # What decides a successor: the text, or the examples of a rule none of whose text went anywhere
+    # (a rule rewritten at its number keeps its example word for word: 903.5c of 2013).
+    decisive = {k: (text[k], said_old[k[0]], said_new[k[1]]) if said_by[k[0]] else (f, own_old[k[0]], own_new[k[1]])
+                for k, f in flow.items()}
+    best_of = {}  # old rule -> the new rule that received its head, else most of its text (at home, of equals)
+    for (i, j), (f, _, _) in sorted(decisive.items()):
+        key = ((i, j) in leads and f > 0, round(f, 3), home(i, j))
+        if key > best_of.get(i, (False, 0.0, False, None))[:3]:
+            best_of[i] = (*key, j)
+    continued = []
+    # The old rule that lives most wholly in a new rule continues in it (a short rule kept whole
+    # beats a long one that gave it a sentence); then the larger flow.
+    for (i, j), (f, whole_old, whole_new) in sorted(decisive.items(), key=lambda x: (-round(x[1][0] / x[1][1], 2),
+                                                                                    -x[1][0], x[0])):
+        if i in primary or j in back or best_of[i][3] != j:
+            continue
+        if f >= SHARE * whole_new or f >= SHARE * whole_old:
+            continued.append((i, j, _pct(f, whole_old)))
+            primary[i], back[j] = j, i
+    splits, merges = [], []
+    for (i, j), f in sorted(flow.items()):
+        if primary.get(i) == j:
+            continue
+        if back.get(j) is None and f >= SHARE * own_new[j]:
+            splits.append((i, j, _pct(f, own_new[j])))  # a new rule made (mostly) of this old rule's text
+        elif i not in primary and j in back and f >= SHARE * own_old[i]:
+            merges.append((i, j, _pct(f, own_old[i])))  # an ended rule's text lives on in this one
+    return Traced(continued, splits, merges)
+
+
+def _pct(part: float, whole: float) -> float:
+    return round(min(100.0, 100.0 * part / whole), 1)
+
+
+# Rules rewritten so far that neither their characters nor their sentences match (101.4 -> 103.4 in
+# July 2009, 711.4 -> 712.8 in 2025), and text absorbed into another rule under new wording
+# (203.1d -> 202.1b), still keep their words: what names things, weighed by rarity.
+REWORDED = 0.75  # share of an ended rule's own words (by rarity) found in one new rule ...
+REWORDED_BACK = 0.5  # ... and of that new rule's words found in it, for the new rule to continue it
+CUT_SHARE, CUT_BACK = 0.25, 0.9  # ... or a new rule made of nothing else: a cut-down of it
+PLACED, PLACED_BACK = 0.6, 0.15  # ... or a new rule where the ended rule sat (its number, its neighbours)
+ABSORBED = 0.8  # share of an ended rule's words found in a rule that continues another: merged into it ...
+GAINED = 0.1  # ... when this share of them was not in that rule's own predecessor already
+HELD_WORDS = 1.5  # the two share the weight of one and a half of the edition's rarest words at least
+RAREST = 5  # candidates share one of the ended rule's rarest words
+BOILERPLATE = 3  # a sentence printed in this many rules says nothing of which rule it is
+
+
+def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], sentences_of: tuple,
+             continuing: dict[int, int | None], home=lambda i, j: False,
+             placed=lambda i, j: False) -> tuple[list, list]:
+    """(continued, merges) for rules that ended with nothing traced: each (old, new, share).
+    `continuing` maps each new rule that continues an old one (or is a split piece: None) to it. A
+    new rule no old rule continues takes the ended rule whose words it holds, when it also consists
+    mostly of them, or is a cut-down of it made of nothing else (less of both when it sits where
+    the ended rule sat: its number, or next to where its neighbour went); a rule that continues
+    another takes it as merged when it holds nearly all of it and got those words from it, not
+    from its own predecessor (stock wording both rules had). Words of boilerplate sentences do not
+    count, and two rules naming different things (rare words each side lacks) are never paired."""
+    uo, un = sentences_of
+    old_words, old_idf, old_rare = rule_words(uo)
+    new_words, new_idf, new_rare = rule_words(un)
+    index = defaultdict(set)
+    for j in n:
+        for w in new_words.get(j, ()):
+            index[w].add(j)
+    least = HELD_WORDS * math.log((len(uo) + 1) / 1.5)  # less is not evidence (12 in a full edition)
+    proposals, size = [], {}
+    for i in ended:
+        mine = old_words.get(i)
+        own = _sum(mine, old_idf) if mine else 0.0
+        if own < least:
+            continue
+        for j in sorted(set().union(*(index.get(w, ()) for w in _needed(mine, old_idf, least)))):
+            theirs = new_words[j]
+            if (old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine):
+                continue
+            shared = mine & theirs
+            held = _sum(shared, old_idf)
+            if held < least:
+                continue
+            if j not in size:
+                size[j] = _sum(theirs, new_idf) or 1.0
+            back = _sum(shared, new_idf) / size[j]
+            proposals.append((-round(held / own, 3), j in continuing, not home(i, j), -round(back, 3), i, j))
+    continued, done, taken = [], set(), set()
+    for share, merge, _, minus_back, i, j in sorted(proposals):
+        if merge or i in done or j in taken:
+            continue
+        strong = -share >= REWORDED and -minus_back >= REWORDED_BACK
+        cut = -share >= CUT_SHARE and -minus_back >= CUT_BACK  # "Horsemanship is an evasion ability [that ...]"
+        if strong or cut or (-share >= PLACED and -minus_back >= PLACED_BACK and placed(i, j)):
+            continued.append((i, j, _pct(-share, 1.0)))
+            done.add(i)
+            taken.add(j)
+    # A rule that just took an ended rule can take another as merged (107.13, the sun symbol, into
+    # 711.1a), on the same terms as any rule that continues another.
+    continuing = continuing | {j: i for i, j, _ in continued}
+    merges = []
+    for i, j, share in _absorbed(old_words, old_idf, new_words, [p[4:] for p in sorted(proposals)], continuing):
+        if i not in done:
+            merges.append((i, j, share))
+            done.add(i)
+    return continued, merges
+
+
+def _needed(words: frozenset[str], idf: dict[str, float], least: float) -> list[str]:
+    """The rarest of `words` (RAREST at most) a rule must have one of to hold `least` of their weight:
+    the fewest such that the others together weigh less. Words most rules have (of no weight alone)
+    then find no candidates, which `least` would turn away one by one."""
+    rarest = sorted(words, key=lambda w: (-idf.get(w, 0.0), w))
+    for count in range(1, min(RAREST, len(rarest))):
+        if _sum(rarest[count:], idf) < least:
+            return rarest[:count]
+    return rarest[:RAREST]
+
+
+def _absorbed(old_words, old_idf, new_words, pairs, continuing):
+    """(old, new, share) for each ended rule nearly all of whose words a continuing rule holds and
+    got from it, not from its own predecessor."""
+    for i, j in pairs:
+        if j not in continuing:
+            continue
+        mine = old_words[i]
+        own = _sum(mine, old_idf)
+        shared = mine & new_words[j]
+        before = old_words.get(continuing[j], frozenset())  # what the predecessor said is not evidence
+        held = _sum(shared, old_idf)
+        if held >= ABSORBED * own and _sum(shared - before, old_idf) >= GAINED * own:
+            yield i, j, _pct(held, own)
+
+
+def _sum(words: Iterable[str], idf: dict[str, float]) -> float:
+    """The weight of some words: fsum is exact whatever the (hash) order, and needs no sort."""
+    return math.fsum(idf.get(w, 0.0) for w in words)
+
+
+_RULE_WORDS: dict[int, tuple] = {}  # id(units dict) -> (that dict, its rule_words), the last few
+
+
+def rule_words(units_of: dict[int, list[Unit]]) -> tuple[dict, dict, dict]:
+    """Per rule: the words of its own sentences (not boilerplate printed in three rules or more),
+    each word's weight in the edition (log inverse document frequency, uncapped: the rare words
+    that name things must outweigh the rest), and the rule's rare words. Kept with the (shared,
+    unchanging) units they come from: an edition is on both sides of two pairs."""
+    held = _RULE_WORDS.get(id(units_of))
+    if held is not None and held[0] is units_of:  # held, so its id cannot have been reused
+        return held[1]
+    if len(_RULE_WORDS) >= 4:
+        del _RULE_WORDS[next(iter(_RULE_WORDS))]
+    made = _make_rule_words(units_of)
+    _RULE_WORDS[id(units_of)] = (units_of, made)
+    return made
+
+
+def _make_rule_words(units_of: dict[int, list[Unit]]) -> tuple[dict, dict, dict]:
+    copies = Counter(u.text for parts in units_of.values() for u in {u.text: u for u in parts}.values())
+    words = {i: frozenset().union(*(u.words for u in parts if copies[u.text] < BOILERPLATE and u.part != "example"))
+             for i, parts in units_of.items()}
+    df = Counter(w for ws in words.values() for w in ws)
+    n = len(words)
+    idf = {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
+    rare = {i: frozenset().union(*(u.rare for u in parts if u.part != "example")) for i, parts in units_of.items()}
+    return words, idf, rare

@@ -1,0 +1,114 @@
+"""processed/crdiff.sqlite: every table in one SQLite database, for sqlite3, Datasette or DuckDB.
+
+The tables as the CSV holds them: each distinct wording (text, examples, sentences) once, in
+`texts`, named by `text_id` in `rules`; `glossary` is a view of the rules of kind glossary. The
+database's own columns (pipeline/schema.py DATABASE_ONLY): `changes.old_text_id` and `new_text_id`,
+the wording of the rules each change names, filled in here. Keys as in pipeline/schema.py (primary
+and foreign: Datasette shows a key into `texts` as its text), indexes on the columns people filter
+by, full-text search over the texts (FTS5 `texts_fts`, external content: the index stores no second
+copy, and indexes each distinct text once; declared `content="texts"`, as Datasette finds it).
+
+No view joins whole tables: Datasette counts a view's rows and pages through it, so a view putting
+the texts beside 300,000 rules or changes took seconds a page. The joins live in the canned queries
+(pipeline/publish/browse.py), which pick their few rows by index first. Lists are JSON text (SQLite's JSON
+functions read them), booleans 0/1, dates ISO text; an empty field is NULL, as in the CSV. The same
+tables give the same bytes: rows in the CSV's order, no timestamps.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.schema import BY_NAME, TABLES, Table, in_database
+from pipeline.atomic import _naming
+
+NAME = "crdiff.sqlite"
+SQL_TYPE = {"string": "TEXT", "edition": "TEXT", "date": "TEXT", "integer": "INTEGER", "number": "REAL",
+            "boolean": "INTEGER", "array": "TEXT", "object": "TEXT"}
+FILTERED = ("edition", "rule_id", "lineage_id", "from_edition", "to_edition", "old_rule_id", "new_rule_id", "text_id")
+SEARCH = """CREATE VIRTUAL TABLE texts_fts USING fts5(text, content="texts", content_rowid="rowid",
+    tokenize="porter unicode61 remove_diacritics 2")"""
+# The wording of the rules a change names (the first printing of the number, never a commentary
+# note), looked up through an index made for it and dropped after: the published file keeps its size.
+NAMED = "CREATE INDEX named ON rules (edition, rule_id, occurrence)"
+CHANGE_TEXTS = """UPDATE changes SET
+    old_text_id = (SELECT r.text_id FROM rules AS r WHERE r.edition = changes.from_edition
+        AND r.rule_id = changes.old_rule_id AND r.occurrence = 1 AND r.kind <> 'commentary'),
+    new_text_id = (SELECT r.text_id FROM rules AS r WHERE r.edition = changes.to_edition
+        AND r.rule_id = changes.new_rule_id AND r.occurrence = 1 AND r.kind <> 'commentary')"""
+# The glossary is the rules of kind glossary under other names: a view, not a second copy
+GLOSSARY = """CREATE VIEW glossary AS
+SELECT r.edition, r.title AS term, r.occurrence, t.text AS definition, t.examples, r."references", r.lineage_id,
+    r.source, r.line_start, r.line_end
+FROM rules AS r LEFT JOIN texts AS t ON t.text_id = r.text_id WHERE r.kind = 'glossary'"""
+VIEWS = {"glossary"}  # tables of the CSV that the database gives as views
+
+
+for _numpy, _python in ((np.int64, int), (np.float64, float), (np.bool_, bool)):
+    sqlite3.register_adapter(_numpy, _python)
+
+
+def create_sql(table: Table) -> str:
+    columns = [f'"{c.name}" {SQL_TYPE[c.type]}' for c in table.columns]
+    if table.primary_key:
+        columns.append("PRIMARY KEY (" + ", ".join(f'"{k}"' for k in table.primary_key) + ")")
+    for fields, target, target_fields in table.foreign_keys:
+        columns.append(f"FOREIGN KEY ({', '.join(fields)}) REFERENCES {target} ({', '.join(target_fields)})")
+    return f'CREATE TABLE "{table.name}" (\n  ' + ",\n  ".join(columns) + "\n)"
+
+
+class Database:
+    """Built in a temporary file beside its final name, one table chunk at a time; `close` fills in
+    the database's own columns, adds the indexes, the search table and the view, and renames it
+    into place."""
+
+    def __init__(self, folder: Path):
+        self.path = folder / NAME
+        self.tmp = folder / f".{NAME}.tmp"
+        self.tmp.unlink(missing_ok=True)
+        self.con = sqlite3.connect(self.tmp, isolation_level=None)
+        self.con.execute("PRAGMA journal_mode = OFF")  # a failed build is thrown away whole
+        self.con.execute("PRAGMA synchronous = OFF")
+        self.con.execute("BEGIN")
+        self.created: set[str] = set()
+
+    def add(self, name: str, flat) -> None:
+        """Rows of a table, flattened as for the CSV (lists as JSON text); the database's own
+        columns are filled in by `close`."""
+        if name in VIEWS:
+            return
+        if name not in self.created:
+            self.con.execute(create_sql(in_database(BY_NAME[name])))
+            self.created.add(name)
+        columns = [[None if v == "" else v for v in flat[c].tolist()] for c in flat.columns]  # "" is NULL
+        names = ", ".join(f'"{c}"' for c in flat.columns)
+        marks = ", ".join("?" * len(flat.columns))
+        self.con.executemany(f'INSERT INTO "{name}" ({names}) VALUES ({marks})', zip(*columns))
+
+    def close(self) -> None:
+        with _naming(self.path):
+            for table in (in_database(t) for t in TABLES if t.name not in VIEWS):
+                if table.name not in self.created:
+                    self.con.execute(create_sql(table))
+            self.con.execute(NAMED)
+            self.con.execute(CHANGE_TEXTS)
+            self.con.execute("DROP INDEX named")
+            for table in (in_database(t) for t in TABLES if t.name not in VIEWS):
+                for column in (c for c in FILTERED if c in table.names):
+                    if table.primary_key[:1] != (column,):  # the key's own index serves its first column
+                        self.con.execute(f'CREATE INDEX "{table.name}_{column}" ON "{table.name}" ("{column}")')
+            self.con.execute(SEARCH)
+            self.con.execute("INSERT INTO texts_fts (rowid, text) SELECT rowid, text FROM texts")
+            self.con.execute(GLOSSARY)
+            self.con.execute("COMMIT")
+            self.con.execute("VACUUM")
+            self.con.close()
+            os.chmod(self.tmp, 0o644)
+            os.replace(self.tmp, self.path)
+
+    def abandon(self) -> None:
+        self.con.close()
+        self.tmp.unlink(missing_ok=True)

@@ -1,0 +1,135 @@
+"""JSON for tools (bots, rules sites, citation checkers): small files keyed the way they look things up,
+written by the export stage into `processed/json/` beside their JSON Schemas (pipeline/data/schemas/).
+
+- `current.json`: the latest complete edition keyed by rule number (kind, title, text, examples, parent,
+  children, references, lineage) and its glossary keyed by term;
+- `changes.json`: each step between editions, its counts by class and its changed rules only (old and new
+  numbers, class, lineage, the word operations of the redline);
+- `lineages.json`: every number each lineage had, as runs of editions, and how it ended (what citation tools
+  need: a number of an edition -> its lineage -> its number in another edition);
+- `editions/<date>.json.gz`: every edition in the form of `current.json`, gzipped (one file each).
+
+Every file is compact JSON (UTF-8, no spaces), its keys in a fixed order: the same run gives the same bytes.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+from pathlib import Path
+
+from pipeline import registry
+from pipeline.query.cite import UNNUMBERED, Remapper
+from pipeline.records import Edition, Rule, edition_status, rule_key
+from pipeline.ruleid import sort_key
+from pipeline.atomic import write_atomic
+
+FOLDER = "json"
+SCHEMAS = Path(__file__).resolve().parent.parent / "data" / "schemas"
+FILES = {  # file -> (its schema, what it holds): the data package's resources
+    "current.json": ("edition.schema.json", "The latest complete edition keyed by rule number, and its glossary "
+                                            "keyed by term."),
+    "changes.json": ("changes.schema.json", "Each step between editions: counts by class and the changed rules "
+                                            "(old and new numbers, class, lineage, redline operations)."),
+    "lineages.json": ("lineages.schema.json", "Every number each lineage had, edition by edition, and its end."),
+}
+EDITIONS = "editions"  # editions/<date>.json.gz, each in edition.schema.json's form
+ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def remapper(rules: list[Rule], history, eds: list[Edition]) -> Remapper:
+    """The cite module's index of lineages, from the records a run holds (not from its tables)."""
+    rows = ((r.edition, r.rule_id, r.kind, history.lineage.get(rule_key(r), "")) for r in rules)
+    steps = ((c.from_edition, c.to_edition, c.lineage_id, c.old_rule_id, c.new_rule_id, c.change)
+             for c in history.changes)
+    return Remapper(rows, steps, ((e.edition, edition_status(e)) for e in eds))
+
+
+def write(out: Path, rules: list[Rule], history, eds: list[Edition]) -> None:
+    """Every JSON file of a run into `out/json/` (a staging folder's)."""
+    folder = out / FOLDER
+    index = remapper(rules, history, eds)
+    by_edition: dict[str, list[Rule]] = {}
+    for r in rules:
+        by_edition.setdefault(r.edition, []).append(r)
+    lineage_of = lambda r: history.lineage.get(rule_key(r), "")  # noqa: E731
+    for e in eds:
+        doc = edition_document(e.edition, edition_status(e), by_edition.get(e.edition, []), lineage_of)
+        raw = (ENCODE(doc) + "\n").encode("utf-8")
+        write_atomic(folder / EDITIONS / f"{e.edition}.json.gz", gzip.compress(raw, compresslevel=9, mtime=0))
+        if e.edition == index.latest:
+            write_atomic(folder / "current.json", raw)
+    write_atomic(folder / "changes.json", ENCODE(changes_document(history.changes, index.editions)) + "\n")
+    write_atomic(folder / "lineages.json", ENCODE(lineages_document(index, history.changes)) + "\n")
+    for name in sorted({schema for schema, _ in FILES.values()}):
+        write_atomic(folder / name, (SCHEMAS / name).read_bytes())
+
+
+def edition_document(edition: str, status: str, records: list[Rule], lineage_of) -> dict:
+    """One edition keyed by rule number (in rule order; a number printed twice: its first printing) and
+    its glossary keyed by term."""
+    entry = registry.of(edition)
+    numbered = sorted((r for r in records if r.kind not in UNNUMBERED),
+                      key=lambda r: (r.rule_id[:1], sort_key(r.rule_id), r.occurrence))  # each part, then its chapters
+    rules: dict[str, dict] = {}
+    for r in numbered:
+        rules.setdefault(r.rule_id, {"kind": r.kind, "title": r.title, "text": r.text, "examples": list(r.examples),
+                                     "parent": r.parent, "children": [], "references": list(r.references),
+                                     "lineage": lineage_of(r)})
+    for number, rule in rules.items():
+        if rule["parent"] in rules:
+            rules[rule["parent"]]["children"].append(number)
+    glossary: dict[str, dict] = {}
+    for r in (r for r in records if r.kind == "glossary"):
+        glossary.setdefault(r.title or r.rule_id, {"text": r.text, "examples": list(r.examples),
+                                                   "references": list(r.references)})
+    return {"edition": edition, "set_code": entry.set_code if entry else "",
+            "set_name": entry.set_name if entry else "", "status": status, "rules": rules, "glossary": glossary}
+
+
+def changes_document(changes, editions: list[str]) -> dict:
+    """The steps in order, each with its counts by class and every change but the plain unchanged ones."""
+    steps: dict[tuple[str, str], dict] = {}
+    for c in changes:
+        step = steps.setdefault((c.from_edition, c.to_edition),
+                                {"from": c.from_edition, "to": c.to_edition, "counts": Counter(), "changes": []})
+        step["counts"][c.change] += 1
+        if c.change == "unchanged" and not c.renumbered:
+            continue
+        row = {"old": c.old_rule_id, "new": c.new_rule_id, "class": c.change, "renumbered": bool(c.renumbered),
+               "kind": c.kind, "lineage": c.lineage_id, "ops": [list(op) for op in c.ops]}
+        if c.title_ops:
+            row["title_ops"] = [list(op) for op in c.title_ops]
+        if any(c.example_ops):
+            row["example_ops"] = [[list(op) for op in ops] for ops in c.example_ops]
+        step["changes"].append(row)
+    out = []
+    for key in sorted(steps):
+        step = steps[key]
+        step["counts"] = dict(sorted(step["counts"].items()))
+        step["changes"].sort(key=lambda x: (sort_key(x["new"] or x["old"]), x["old"], x["class"]))
+        out.append(step)
+    return {"editions": editions, "steps": out}
+
+
+def lineages_document(index: Remapper, changes) -> dict:
+    """Every numbered lineage: its numbers as [first, last, number] runs over `editions`, how it ended
+    (removed, or merged into a number) and, for a piece split off a rule, where it came from."""
+    ends, splits = {}, {}
+    for c in changes:
+        if c.change in ("removed", "merged"):
+            ends.setdefault(c.lineage_id, {"class": c.change, "edition": c.to_edition, "into": c.new_rule_id})
+        elif c.change == "split":
+            splits.setdefault(c.lineage_id, {"edition": c.to_edition, "from": c.old_rule_id})
+    lineages = {}
+    for lineage in sorted(index.versions):
+        spans = index.spans(lineage)
+        if not spans:
+            continue
+        entry: dict = {"numbers": spans}
+        if lineage in ends and not index.number.get((lineage, index.latest)):
+            entry["end"] = ends[lineage]
+        if lineage in splits:
+            entry["split_from"] = splits[lineage]
+        lineages[lineage] = entry
+    return {"editions": index.editions, "latest": index.latest, "lineages": lineages}

@@ -1,0 +1,123 @@
+"""What each stage stores in processed/.stages/ for the next one: data, never code (no pickle).
+
+- ingest  -> .stages/ingest.json.gz        the cleaned sources (texts, paragraphs, the discard ledger)
+                                            and the rejected files
+- segment -> .stages/segment.rules.parquet  the merged rule records (the rules table's format)
+             .stages/segment.json.gz        the editions
+- align   -> .stages/align.changes.parquet  every change (the changes table's format)
+             .stages/align.json.gz          lineage ids, last changes, renumbering runs, cited lineages
+
+Parquet files are read back with the typed loader (pipeline/publish/load.py, the inverse of export); the
+JSON files are gzip'd with a zero timestamp, so the same records give the same bytes. Every file is
+checked against processed/run.json before it is read: a stage never reads another run's output.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import asdict, astuple
+from pathlib import Path
+
+from pipeline.publish import export
+from pipeline.publish import load
+from pipeline.publish import transaction as publish
+from pipeline.errors import PipelineError
+from pipeline.ingest.discover import Ingested, Rejection
+from pipeline.records import CleanDoc, Discard, Edition, Paragraph, Rule, RuleChange, SourceDoc
+from pipeline.atomic import write_atomic
+
+FOLDER = ".stages"
+
+
+def _write_json(folder: Path, name: str, data) -> None:
+    # ASCII escapes: a file name that is not UTF-8 (a lone surrogate) survives the round trip
+    raw = json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    write_atomic(folder / FOLDER / f"{name}.json.gz", gzip.compress(raw, compresslevel=3, mtime=0))
+
+
+def _read_json(processed: Path, name: str, stage: str):
+    file = f"{FOLDER}/{name}.json.gz"
+    _check(processed, file, stage)
+    try:
+        return json.loads(gzip.decompress((processed / file).read_bytes()))
+    except (OSError, EOFError, ValueError) as e:
+        raise PipelineError(f"{file} cannot be read ({e}): run `python -m pipeline {stage}` again",
+                            path=processed) from None
+
+
+def _check(processed: Path, file: str, stage: str) -> None:
+    if not (processed / file).exists():
+        raise PipelineError(f"{file} is missing: run `python -m pipeline {stage}` first", path=processed)
+    publish.verify(processed, [file])
+
+
+# ingest
+
+def save_ingested(folder: Path, ingested: Ingested) -> None:
+    docs = [{"source": [str(v) if isinstance(v, Path) else v for v in astuple(d.source)],
+             "paragraphs": [astuple(p) for p in d.paragraphs], "discards": [astuple(x) for x in d.discards],
+             "rest": [d.chars_total, d.chars_kept, d.edition, list(d.warnings), d.wrapped, d.complete]}
+            for d in ingested.docs]
+    rejections = [[str(r.path), r.reason, r.sha256, r.n_bytes, r.source_id] for r in ingested.rejections]
+    _write_json(folder, "ingest", {"docs": docs, "rejections": rejections})
+
+
+def load_ingested(processed: Path) -> Ingested:
+    data = _read_json(processed, "ingest", "ingest")
+    docs = []
+    for d in data["docs"]:
+        s = d["source"]
+        source = SourceDoc(s[0], Path(s[1]), *s[2:12], tuple(s[12]))
+        total, kept, edition, warnings, wrapped, complete = d["rest"]
+        docs.append(CleanDoc(source, tuple(Paragraph(*p) for p in d["paragraphs"]),
+                             tuple(Discard(*x) for x in d["discards"]), total, kept, edition, tuple(warnings),
+                             wrapped, complete))
+    rejections = [Rejection(Path(r[0]), *r[1:]) for r in data["rejections"]]
+    return Ingested(docs, rejections)
+
+
+# segment
+
+def save_segmented(folder: Path, rules: list[Rule], editions: list[Edition]) -> None:
+    frame = export.rule_rows(rules)
+    export.write_table(frame, folder / FOLDER, "rules", file="segment.rules", formats=("parquet",))
+    _write_json(folder, "segment", [{**asdict(e), "sources": list(e.sources)} for e in editions])
+
+
+def load_segmented(processed: Path) -> tuple[list[Rule], list[Edition]]:
+    _check(processed, f"{FOLDER}/segment.rules.parquet", "segment")
+    rules = load.rules(processed, file=f"{FOLDER}/segment.rules").rules
+    editions = [Edition(**{**e, "sources": tuple(e["sources"])}) for e in _read_json(processed, "segment", "segment")]
+    return rules, editions
+
+
+# align
+
+class Aligned:
+    """What the export needs of the alignment: the history (changes, lineage ids, last changes),
+    the renumbering runs, the lineages that commentary citations point to and what copies observe."""
+
+    def __init__(self, changes: list[RuleChange], lineage: dict, last_changed: dict, renumberings: list[dict],
+                 cited: dict, observations: list[dict] = ()):
+        self.changes, self.lineage, self.last_changed = changes, lineage, last_changed
+        self.renumberings, self.cited, self.observations = renumberings, cited, list(observations)
+
+
+def save_aligned(folder: Path, aligned: Aligned) -> None:
+    frame = export.change_rows(aligned)
+    export.write_table(frame, folder / FOLDER, "changes", file="align.changes", formats=("parquet",))
+    _write_json(folder, "align", {
+        "lineage": [[*k, v, aligned.last_changed.get(k, "")] for k, v in aligned.lineage.items()],
+        "renumberings": aligned.renumberings,
+        "cited": [[*k, *v] for k, v in aligned.cited.items()],
+        "observations": aligned.observations})
+
+
+def load_aligned(processed: Path) -> Aligned:
+    _check(processed, f"{FOLDER}/align.changes.parquet", "align")
+    changes = load.changes(processed, file=f"{FOLDER}/align.changes")
+    data = _read_json(processed, "align", "align")
+    lineage = {tuple(row[:4]): row[4] for row in data["lineage"]}
+    last_changed = {tuple(row[:4]): row[5] for row in data["lineage"] if row[5]}
+    cited = {tuple(row[:3]): tuple(row[3:]) for row in data["cited"]}
+    return Aligned(changes, lineage, last_changed, data["renumberings"], cited, data["observations"])
