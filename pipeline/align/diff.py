@@ -1,5 +1,8 @@
 """Word-level differences as data: operations with character offsets into both texts, and the
-class of each change. Reports render these; nothing here knows about HTML."""
+class of each change. Reports render these; nothing here knows about HTML. The plain-text redline
+([-old-]{+new+}, the swaps of a typography change) is here too, not in cli/: it is data of
+query/history.py's answer (the redline, redlines and swaps fields of `history --json`), which the
+terminal only prints."""
 from __future__ import annotations
 
 import re
@@ -113,7 +116,7 @@ def substitutions(ops) -> tuple[tuple[str, str], ...]:
 
 
 def redline(a: str, b: str) -> str:
-    """A compact one-line redline for terminals: [-old-]{+new+}."""
+    """A compact one-line redline in plain text: [-old-]{+new+}."""
     out, pos = [], 0
     for _tag, a0, a1, _, _, old_text, new_text in word_ops(a, b):
         out.append(a[pos:a0])
@@ -131,7 +134,7 @@ def redline(a: str, b: str) -> str:
 
 
 def swaps(old, new) -> str:
-    """A cosmetic change in one line, for terminals: each distinct swap once, with how often it
+    """A cosmetic change in one line of plain text: each distinct swap once, with how often it
     happens ("object's -> object’s ×5, don't -> don’t"), where a whole redlined paragraph would
     bury five apostrophes in prose that did not change."""
     pairs = Counter()
@@ -142,7 +145,7 @@ def swaps(old, new) -> str:
 
 
 def redlines(old, new) -> list[str]:
-    """What a terminal shows of a change between two records (anything with title, text and
+    """The plain-text redlines of a change between two records (anything with title, text and
     examples; either may be None): an added or removed rule whole, else the redline of each part
     that differs (title, text, each example)."""
     if old is None or new is None:

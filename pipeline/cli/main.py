@@ -4,7 +4,6 @@ from __future__ import annotations
 import functools
 import json
 import sys
-import textwrap
 from pathlib import Path
 
 import click
@@ -236,103 +235,15 @@ def fetch_(into: Path, rules_page: str, cdx: str, wayback: str, since, formats: 
 @outputs
 @friendly_errors
 def history(rule: str, edition: str | None, show_all: bool, as_json: bool, processed: Path):
+    from pipeline.cli import render
     from pipeline.query.history import history as rule_history
     lineages = rule_history(processed, rule, edition)
     for note in lineages[0]["query"]["notes"] if lineages else ():
         click.echo(f"note: {note}", err=True)
     if as_json:
-        click.echo(json.dumps(lineages, ensure_ascii=False, indent=2, default=_plain))
+        click.echo(json.dumps(lineages, ensure_ascii=False, indent=2, default=render.plain))
         return
-    if len(lineages) > 1:
-        query = lineages[0]["query"]
-        where = f" in {query['edition']}" if query["edition"] else " (in any edition; --edition DATE picks one)"
-        click.echo(f"{len(lineages)} lineages carried {query['rule']}{where}: each is shown below")
-    for n, lineage in enumerate(lineages, 1):
-        click.echo(f"[{n}/{len(lineages)}] lineage {lineage['lineage_id']}: {_carried(lineage)}" if len(lineages) > 1
-                   else f"lineage {lineage['lineage_id']}")
-        for line in _lineage_lines(lineage, show_all):
-            click.echo(line)
-
-
-def _lineage_lines(lineage: dict, show_all: bool) -> list[str]:
-    """A lineage's steps, its end, and the commentary citing it, as `history` prints them."""
-    from pipeline.query.history import relations_by_step
-    placed = relations_by_step(lineage)
-    versions, out = lineage["versions"], []
-    for first, last in _folded(versions, placed, show_all):
-        out += _step_lines(versions, first, placed.get(first, [])) if first == last else [
-            f"  {versions[first]['edition']} … {versions[last]['edition']}  unchanged ({last - first + 1} editions)"]
-    for end in lineage["ends"]:
-        out.append(f"  {end['edition']}  {end['change']}" + (f" into {end['into']}" if end["into"] else ""))
-    out += [f"  {x['edition']}  {x['how']} {x['rule_id']}" for x in placed.get(None, [])]  # at no step shown
-    for c in lineage["commentary"]:
-        out += [f"  commentary {c['rule_id']} ({c['edition']}, citing {c['cited']}):", _fill(c["text"], "      ")]
-    return out
-
-
-def _folded(versions: list[dict], placed: dict, show_all: bool) -> list[tuple[int, int]]:
-    """The steps to show, as (first, last) indexes: a run of plain unchanged editions (same number, no
-    note, no split or merge) is one, unless --all."""
-    runs: list[list] = []
-    for i, v in enumerate(versions):
-        plain = not show_all and v["change"] == "unchanged" and not v["renumbered"] and not v["note"] \
-            and i not in placed
-        if plain and runs and runs[-1][2]:
-            runs[-1][1] = i
-        else:
-            runs.append([i, i, plain])
-    return [(first, last) for first, last, _ in runs]
-
-
-def _step_lines(versions: list[dict], i: int, relations: list[dict]) -> list[str]:
-    """One step: its line, the splits and merges that happened there, then its text (the first
-    version whole, a change as its redline, a typography change as its swaps)."""
-    v = versions[i]
-    moved = " (renumbered)" if v["renumbered"] and v["kind"] != "glossary" else ""  # a term: "renamed"
-    note = f" ({v['note']})" if v["note"] else ""
-    title = f" “{v['title']}”" if v["title"] and v["title"] != v["rule_id"] else ""  # a term is its title
-    out = [f"  {v['edition']}  {v['rule_id']:<10}{title} {v['change']}{moved}{note}   "
-           f"[{v['source']} lines {v['lines']}]", *_relation_lines(relations)]
-    shown = [v["text"], *v["examples"]] if i == 0 else v["redlines"]  # the first version whole
-    if v["swaps"]:  # typography only: the swaps, not the whole paragraph again
-        shown = [f"typography only: {v['swaps']}"]
-    return out + [_fill(line, "      ") for line in (shown if v["change"] != "unchanged" or i == 0 else ()) if line]
-
-
-def _relation_lines(relations: list[dict]) -> list[str]:
-    """Splits and merges at one step, those of a kind on one line: "split off into 400.7a, 400.7b"."""
-    from pipeline.query.history import SPLIT_FROM, SPLIT_OFF, TOOK_IN
-    words = {SPLIT_FROM: "split from", SPLIT_OFF: "split off into", TOOK_IN: "merged with"}
-    grouped: dict[tuple[str, str], list[str]] = {}
-    for x in relations:
-        grouped.setdefault((x["how"], x["edition"]), []).append(x["rule_id"])
-    return [f"    {words.get(how, how)} {', '.join(rule_ids)}" + ("" if how == SPLIT_OFF else f" of {edition}")
-            for (how, edition), rule_ids in grouped.items()]
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def _carried(lineage: dict) -> str:
-    """Which of several lineages is which: when it had the number asked for, and what became of it."""
-    rule, (first, last) = lineage["query"]["rule"], lineage["carried"]
-    end = lineage["ends"][-1] if lineage["ends"] else None
-    after = f"now {lineage['now']}" if lineage["now"] else f"{end['change']} in {end['edition']}" if end else \
-        f"last in {lineage['versions'][-1]['edition']}"
-    return f"{rule} in {first}{'' if first == last else f' … {last}'}, {after}"
-
-
-def _fill(text: str, indent: str) -> str:
-    """Wrapped at 100 columns between words only (a URL or a hyphenated word stays whole)."""
-    return textwrap.indent(textwrap.fill(text, 100, break_on_hyphens=False, break_long_words=False), indent)
-
-
-def _plain(value):
-    """numpy scalars (a pandas bool, an int64) as the plain values JSON knows."""
-    if hasattr(value, "item"):
-        return value.item()
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    _echo(render.history(lineages, show_all))
 
 
 @main.command(help="Rewrite the CR citations in TEXT (or a file; - reads standard input), written against the "
@@ -369,14 +280,8 @@ def cite(sources: tuple[str, ...], as_of: str, to: str | None, check: bool, fix:
     if as_json:
         click.echo(json.dumps(found, ensure_ascii=False, indent=1))
         return
-    from pipeline.registry import label
-    click.echo(found["text"], nl=not found["text"].endswith("\n"))
-    click.echo(f"--- {_count(len(found['citations']), 'citation')}, {label(found['from_edition'])} -> "
-               f"{label(found['to_edition'])}")
-    for c in found["citations"]:
-        now = ", ".join(c["numbers"]) or "-"
-        click.echo(f"line {c['line']}: {c['form']}  {c['cited']} -> {now}  {', '.join(c['marks']) or 'unchanged'}"
-                   + (f" ({c['detail']})" if c["detail"] else ""))
+    from pipeline.cli import render
+    _echo(render.cited(found))
 
 
 def _check(sources: tuple[str, ...], as_of: str, to: str | None, fix: bool, globs: tuple[str, ...],
@@ -428,63 +333,11 @@ def identify(paths: tuple[Path, ...], fmt: str | None, each: bool, as_json: bool
     if as_json:
         click.echo(json.dumps({"fragments": reports}, ensure_ascii=False, indent=1))
     else:
+        from pipeline.cli import render
         for report in reports:
-            _echo_identified(report, named=len(groups) > 1)
+            _echo(render.identified(report, named=len(groups) > 1))
     if failed:
         click.get_current_context().exit(1)
-
-
-IDENTIFY_VERBS = {  # how a rule agrees with the closest edition, or not: (one rule, several)
-    "other typography": ("agrees with {e} in words, not quotes or dashes",
-                         "agree with {e} in words, not quotes or dashes"),
-    "start": ("is the start of its text in {e} (cut short)", "are the start of their text in {e} (cut short)"),
-    "inside": ("is part of its text in {e} (cut before the first number)",
-               "are part of their text in {e} (cut before the first number)"),
-    "other examples": ("has other examples in {e}", "have other examples in {e}"),
-    "other words": ("has other words in {e}", "have other words in {e}"),
-    "absent": ("is not in {e}", "are not in {e}"),
-}
-
-
-def _echo_identified(report: dict, named: bool) -> None:
-    """identify's text output for one fragment, made from its summary."""
-    from pipeline.query.identify import label
-    files = ", ".join(report["files"])
-    if "error" in report:
-        click.echo(f"{files}: error: {report['error']}")
-        return
-    for path, read_as in zip(report["files"], report["read_as"]):
-        if read_as["chosen_by"] == "sniffed":
-            click.echo(f"note: {path}: read as {read_as['as']}, by its look (--format FORMAT to read it otherwise)",
-                       err=True)
-    editions = report["window"]["editions"] if report["window"] else []
-    click.echo(("" if not named else f"{files}: ") + f"{_count(report['rules'], 'rule')}; matches "
-               + label(tuple(editions))
-               + (f" ({len(editions)} editions: {', '.join(editions)})" if len(editions) > 1 else ""))
-    if not editions:
-        groups: dict[tuple[str, ...], list[str]] = {}
-        for rule_id, alone in report["alone"].items():  # why nothing matches: what each rule matches alone
-            groups.setdefault(tuple(alone), []).append(rule_id)
-        for alone, rule_ids in sorted(groups.items()):
-            verb = "matches" if len(rule_ids) == 1 else "match"
-            click.echo(f"  {_count(len(rule_ids), 'rule')} ({_some(rule_ids)}) {verb} "
-                       f"{', '.join(alone) if alone else 'no edition'}")
-        if report["closest"]:
-            click.echo(f"  closest: {', '.join(report['closest'])} ({report['agree']} of "
-                       f"{_count(report['rules'], 'rule')})")
-    if report["exactly"]:
-        x = report["exactly"]
-        click.echo(f"  exactly as printed in {', '.join(x['editions'])}: {x['rules']} of "
-                   f"{_count(report['rules'], 'rule')} with the same quotes and dashes too (the other editions: "
-                   f"at most {x['others']})")
-    for verdict, rule_ids in report["rules_by_verdict"].items():
-        if verdict in IDENTIFY_VERBS:
-            phrase = IDENTIFY_VERBS[verdict][len(rule_ids) > 1].format(e=report["compared_with"])
-            click.echo(f"  {_count(len(rule_ids), 'rule')} ({_some(rule_ids)}) {phrase}")
-
-
-def _some(items: list[str], n: int = 4) -> str:
-    return ", ".join(items[:n]) + (", ..." if len(items) > n else "")
 
 
 @main.command(help="Compare two editions (dates or set codes, e.g. ARB M10, in --processed) or two official "
@@ -511,9 +364,8 @@ def compare(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: 
 
 def _comparison(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: Path, processed: Path) -> str:
     """What `compare` prints on standard output (notes and the page written go to standard error)."""
+    from pipeline.cli import render
     from pipeline.query import compare as cmp
-    from pipeline.align.diff import redlines
-    from pipeline.ruleid import sort_key as natural_key
     notes: list[str] = []
     old, new = cmp.rules_of(a, processed, notes), cmp.rules_of(b, processed, notes)
     for note in notes:
@@ -521,11 +373,7 @@ def _comparison(a: str, b: str, show_all: bool, as_json: bool, html: bool, repor
     if not Path(a).is_file() and not Path(b).is_file() and not as_json:
         from pipeline.registry import label
         click.echo(f"{label(old[0].edition)} -> {label(new[0].edition)}", err=True)
-    from_files = Path(a).is_file() or Path(b).is_file()
-    recorded = None if from_files else cmp.stored(processed, old, new)  # a step of the run: its own changes
-    cache = processed / cmp.CACHE_FILE if from_files else None  # asked again: neither segmented nor aligned again
-    changes = sorted(recorded if recorded is not None else cmp.compare(old, new, cache),
-                     key=lambda c: natural_key(c.old_rule_id or c.new_rule_id))
+    changes = cmp.ordered_changes(a, b, old, new, processed)
     if html:
         from pipeline.publish import transaction as publish
         from pipeline.report import build as report
@@ -536,18 +384,8 @@ def _comparison(a: str, b: str, show_all: bool, as_json: bool, html: bool, repor
     olds, news = {r.rule_id: r for r in old}, {r.rule_id: r for r in new}
     if as_json:
         return json.dumps([cmp.described(c, olds.get(c.old_rule_id), news.get(c.new_rule_id)) for c in changes],
-                          ensure_ascii=False, indent=1, default=_plain) + "\n"
-    counts = cmp.summary(changes)
-    out = [", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))]
-    for c in changes:
-        if c.change == "unchanged" and not c.renumbered and not show_all:
-            continue
-        label = (f"{c.old_rule_id or '-'} -> {c.new_rule_id or '-'}  {c.change}"
-                 + (" renumbered" if c.renumbered else ""))
-        out.append(label + ("  [review]" if c.review else "") + (f"  ({c.note})" if c.note else ""))
-        for line in redlines(olds.get(c.old_rule_id), news.get(c.new_rule_id)):
-            out.append(_fill(line, "    "))
-    return "\n".join(out) + "\n"
+                          ensure_ascii=False, indent=1, default=render.plain) + "\n"
+    return render.comparison(changes, olds, news, show_all)
 
 
 @main.command(help="Browse the datasets in Datasette on http://127.0.0.1:PORT (this machine only): "
@@ -568,37 +406,23 @@ def serve(processed: Path, port: int, measure: bool):
         click.echo(f"{first:6.3f} {again:6.3f}  {status}     {path}")
 
 
+def _echo(lines) -> None:
+    """Lines from render: each a string for standard output or a pair (line, to standard error)."""
+    for line in lines:
+        text, err = line if isinstance(line, tuple) else (line, False)
+        click.echo(text, err=err)
+
+
 def _warn(result) -> None:
     """Warnings about the run itself (a damaged cache) are shown even with --quiet."""
-    for w in result.warnings if result else ():
-        click.echo(f"warning: {w}", err=True)
+    from pipeline.cli import render
+    for line in render.warnings(result):
+        click.echo(line, err=True)
 
 
 def _summary(result) -> None:
-    ing = result.ingested
-    for doc in ing.docs:
-        s = doc.source
-        click.echo(f"{s.source_id:<24} {s.format:<12} {doc.edition or 'unknown':<10} {s.encoding:<10} "
-                   f"kept {doc.chars_kept:>7} of {doc.chars_total:>7} chars")
-        for w in doc.warnings:
-            click.echo(f"  warning: {w}")
-    for r in ing.rejections:
-        click.echo(f"{r.path}: rejected: {r.reason}", err=True)
-    if result.editions:
-        click.echo(f"{result.records} records in {len(result.editions)} editions "
-                   f"({result.cache[0]} paragraphs analysed by spaCy now, {result.cache[1]} in the cache)")
-        _missing_editions([e.edition for e in result.editions if e.complete or e.truncated])
-    timing = ", ".join(f"{k} {v:.1f}s" for k, v in result.seconds.items())
-    click.echo(f"time: {timing}", err=True)
-
-
-def _missing_editions(editions: list[str]) -> None:
-    """The published editions (pipeline/data/sets.csv) between the run's first and last that it lacks."""
-    from pipeline.registry import missing
-    lacking = [f"{s.effective} {s.set_code}" for s in missing(editions)]
-    if lacking:
-        click.echo(f"{_count(len(lacking), 'published edition')} between {min(editions)} and {max(editions)} "
-                   f"not in the run: {', '.join(lacking[:6])}{' ...' if len(lacking) > 6 else ''}")
+    from pipeline.cli import render
+    _echo(render.summary(result))
 
 
 if __name__ == "__main__":  # pragma: no cover

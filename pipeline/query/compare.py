@@ -14,6 +14,7 @@ from pipeline.align.lineage import _aligned as aligned, fates
 from pipeline.cache import Cache, code_hash, tuples
 from pipeline.patterns import LOOKS_LIKE_A_PATH
 from pipeline.records import Citation, Rule, RuleChange
+from pipeline.ruleid import sort_key
 from pipeline.segment.rules import ParagraphCache, segment
 from pipeline.ingest.adapters import ADAPTERS
 
@@ -142,3 +143,13 @@ def summary(changes: list[RuleChange]) -> Counter:
     counts = Counter(c.change for c in changes)
     counts["renumbered"] = sum(c.renumbered for c in changes)
     return counts
+
+
+def ordered_changes(a: str, b: str, old: list[Rule], new: list[Rule], processed: Path) -> list[RuleChange]:
+    """What `compare` shows between `a` and `b` (read as `old` and `new`), in rule-number order: the changes
+    the run recorded when they are a step of it (its own changes), else aligned here (from files, kept in
+    the run's cache: asked again, neither segmented nor aligned again)."""
+    from_files = Path(a).is_file() or Path(b).is_file()
+    recorded = None if from_files else stored(processed, old, new)
+    changes = recorded if recorded is not None else compare(old, new, processed / CACHE_FILE if from_files else None)
+    return sorted(changes, key=lambda c: sort_key(c.old_rule_id or c.new_rule_id))
