@@ -203,13 +203,8 @@ def identify_rows(docs: dict[str, Path], processed: Path, tmp: Path) -> list[Row
 
 
 def file_rules(path: Path) -> list[Rule]:
-    from pipeline.ingest.discover import read_source
-    from pipeline.segment.rules import ParagraphCache, segment
-    from pipeline.ingest.adapters import ADAPTERS
-    doc = ADAPTERS[(source := read_source(path, None)).format](source)
-    cache = ParagraphCache()
-    cache.analyse_docs([doc])
-    return segment(doc, cache)
+    from pipeline.segment import read
+    return read.rules([read.clean(path)])
 
 
 def pair_seconds(old: Path, new: Path) -> float:

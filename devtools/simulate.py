@@ -164,8 +164,8 @@ def dated_editions(corpora: list[Path]) -> list:
     for path in sorted(p for c in corpora for p in c.iterdir() if p.is_file()):
         try:
             source = read_source(path, None)
-        except SourceError:
-            continue
+        except SourceError:  # only a file that cannot be read is skipped (not segment.read.clean, which
+            continue  # would skip a NotRulesError from the adapter too: that one stops the simulation)
         doc = ADAPTERS[source.format](source)
         if doc.edition:
             docs.append(doc)
