@@ -14,12 +14,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.segment.edition import editions, merge
 from pipeline.errors import PipelineError
 from pipeline.ingest.discover import ingest
 from pipeline.align.lineage import build, rule_key
 from pipeline.patterns import RULE_NUMBER
-from pipeline.segment.rules import ParagraphCache, segment
+from pipeline.segment import read
 
 RELATIONS = ("same", "split", "merged", "renamed", "added", "removed", "unrelated")
 COLUMNS = ("from_edition", "to_edition", "old", "new", "expected", "evidence")
@@ -79,10 +78,7 @@ def judge(cases: list[Case], corpus: Path) -> list[Verdict]:
     missing = sorted(wanted - {d.edition for d in docs})
     if missing:
         raise PipelineError(f"no complete edition of {', '.join(missing)} in the folder", path=corpus)
-    cache = ParagraphCache(None)
-    cache.analyse_docs(docs)
-    rules = merge([r for d in docs for r in segment(d, cache)], docs)
-    eds = editions(rules, docs)
+    rules, eds = read.editions(docs)
     verdicts = []
     for pair in sorted({(c.from_edition, c.to_edition) for c in cases}):
         subset = [r for r in rules if r.edition in pair]

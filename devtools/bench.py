@@ -17,7 +17,7 @@ from pipeline.align.match import align
 from pipeline.ingest.clean import normalize_newlines
 from pipeline.ingest.decode import decode
 from pipeline.errors import PipelineError, SourceError
-from pipeline.patterns import NUMBERED_START
+from pipeline.patterns import DOTTED_NUMBER, NUMBERED_START
 from pipeline.records import Rule
 
 # Chains the July 2009 renumbering must keep whole, and the near-twins it must not swap.
@@ -70,7 +70,7 @@ def alignment_bench(old: list[Rule], new: list[Rule]) -> list[dict]:
 
 # --- the whole archive -----------------------------------------------------------------------
 
-SPLIT = re.compile(r"(?m)^(?=\d{3}\.\d+[a-z]?\.? )")
+SPLIT = re.compile(rf"(?m)^(?={DOTTED_NUMBER}\.? )")  # before "100.1. These" and "100.1a A"
 
 
 def naive_floor(corpora: list[Path], repeat: int = 3) -> tuple[float, int]:
@@ -203,13 +203,8 @@ def identify_rows(docs: dict[str, Path], processed: Path, tmp: Path) -> list[Row
 
 
 def file_rules(path: Path) -> list[Rule]:
-    from pipeline.ingest.discover import read_source
-    from pipeline.segment.rules import ParagraphCache, segment
-    from pipeline.ingest.adapters import ADAPTERS
-    doc = ADAPTERS[(source := read_source(path, None)).format](source)
-    cache = ParagraphCache()
-    cache.analyse_docs([doc])
-    return segment(doc, cache)
+    from pipeline.segment import read
+    return read.rules([read.clean(path)])
 
 
 def pair_seconds(old: Path, new: Path) -> float:

@@ -17,18 +17,17 @@ from pathlib import Path
 from pipeline.ingest.clean import normalize_newlines
 from pipeline.errors import SourceError
 from pipeline.ingest.discover import read_source
-from pipeline.patterns import EFFECTIVE_DATE
+from pipeline.patterns import CHAPTER_NUMBER, EFFECTIVE_DATE, SUBRULE_LETTERS as LETTERS
 from pipeline.ingest.adapters import ADAPTERS
 
 # A numbered rule on a line of its own: "702.19b. Trample ..." / "702.19b Trample ..."
-RULE_LINE = re.compile(r"(?P<num>(?P<rule>\d{3}\.\d+)(?P<letter>[a-z]?))(?P<sep>\.? +)(?P<text>\S.*)")
+RULE_LINE = re.compile(rf"(?P<num>(?P<rule>{CHAPTER_NUMBER}\.\d+)(?P<letter>[a-z]?))(?P<sep>\.? +)(?P<text>\S.*)")
 # The encodings and line endings real editions came in; the simulated files rotate through them so
 # that decoding costs what it costs on the archive.
 OUTPUT_FORMS = (("utf-8-sig", "\r\n"), ("cp1252", "\r\n"), ("utf-8", "\n"), ("utf-16", "\r\n"), ("utf-8", "\r"))
 RATE = (0.01, 0.05)  # share of the rules an edition changes
 REWORDING = 0.75  # word similarity of a rewording drawn (lower: another rule that took the number)
 WAVE_CHANCE = 0.08  # a renumbering wave in about one step of twelve
-LETTERS = "abcdefghijkmnpqrstuvwxyz"  # subrules skip l and o
 
 
 @dataclass
@@ -143,7 +142,7 @@ class Evolver:
         m = RULE_LINE.fullmatch(self.lines[i])
         section, number = m["rule"].split(".")
         at = int(number)
-        shift = re.compile(rf"\b{section}\.(\d+)(?=[a-z]?\b)")
+        shift = re.compile(rf"\b{section}\.(\d+)(?=[a-z]?\b)")  # 702.19, 702.19b (not 702.190)
         text = "\n".join(self.lines)
         text = shift.sub(lambda x: f"{section}.{int(x[1]) + 1}" if int(x[1]) >= at else x[0], text)
         self.lines = text.split("\n")
@@ -164,8 +163,8 @@ def dated_editions(corpora: list[Path]) -> list:
     for path in sorted(p for c in corpora for p in c.iterdir() if p.is_file()):
         try:
             source = read_source(path, None)
-        except SourceError:
-            continue
+        except SourceError:  # only a file that cannot be read is skipped (not segment.read.clean, which
+            continue  # would skip a NotRulesError from the adapter too: that one stops the simulation)
         doc = ADAPTERS[source.format](source)
         if doc.edition:
             docs.append(doc)

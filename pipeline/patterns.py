@@ -1,18 +1,31 @@
 """Patterns are data: every regular expression and phrase list the stages share, each with an example."""
 import re
 
+# The rule-number grammar, in named pieces; every pattern that finds a rule number is built from them
+# (pipeline/ruleid.py parses what they find). The pieces are pattern text, to be put inside a pattern.
+PART_DIGIT = r"[1-9]"  # "1" in "1. The Game"
+CHAPTER_NUMBER = r"\d{3}"  # "212"
+RULE_PART = r"\.\d+[a-z]?"  # ".1b" in 212.1b: the rule's number and, for a subrule, its letter
+LETTER_RANGE = r"-[a-z]"  # "-k" in the range 212.2h-k
+RULING_PART = r"\.Ruling\.\d+"  # ".Ruling.1" in 212.8.Ruling.1
+NUMBER = rf"{CHAPTER_NUMBER}(?:{RULE_PART})?"  # 212 | 212.1 | 212.1b
+DOTTED_NUMBER = rf"{CHAPTER_NUMBER}{RULE_PART}"  # 212.1 | 212.1b (never a bare chapter: "100 life")
+NUMBER_OR_RANGE = rf"{CHAPTER_NUMBER}(?:{RULE_PART}(?:{LETTER_RANGE})?)?"  # 212 | 212.1b | 212.2h-k
+SPACED_RULE_PART = r"\.\s?\d+[a-z]?"  # ". 8b" in "606. 8b": RULE_PART as some editions print it, a stray space in it
+
 # A rule number as printed: 212 | 212.1 | 212.1b | 212.8.Ruling.1 | 212.2h-k (a range of subrules).
-RULE_NUMBER = re.compile(r"^\d{3}(?:\.\d+[a-z]?(?:-[a-z])?)?(?:\.Ruling\.\d+)?$")
+RULE_NUMBER = re.compile(rf"^{NUMBER_OR_RANGE}(?:{RULING_PART})?$")
 
 # A paragraph that starts with a number: "212.1b. When", "100.1. These", "606. 8b Players" (stray
 # space), "212.3 - Creatures" (rulings page), "1. The Game" (a part heading).
 NUMBERED_START = re.compile(
-    r"^(?P<num>\d{3}(?:\.\s?\d+[a-z]?)?(?:\.Ruling\.\d+)?|\d{3}\.\s?\d+[a-z]?)(?P<sep>\.?\s+-\s+|\.?\s+|\.$)"
+    rf"^(?P<num>{CHAPTER_NUMBER}(?:{SPACED_RULE_PART})?(?:{RULING_PART})?|{CHAPTER_NUMBER}{SPACED_RULE_PART})"
+    r"(?P<sep>\.?\s+-\s+|\.?\s+|\.$)"
 )
 # What looks like a misprinted rule number at a paragraph's start: "306.b" (for 306.3b), "306.3.b",
 # "3063b", "306,3b". Repaired only when the numbers around it leave one possibility.
 NEAR_NUMBER = re.compile(r"^(?P<num>\d{3}[.,]?(?:\d+)?[.,]?[a-z]?)(?=\.?\s+[A-Z])")
-PART_START = re.compile(r"^(?P<num>[1-9])\.\s+(?P<title>[A-Z].*)$")  # "1. The Game"
+PART_START = re.compile(rf"^(?P<num>{PART_DIGIT})\.\s+(?P<title>[A-Z].*)$")  # "1. The Game"
 
 # "These rules are effective as of June 17, 2011." / "These rules are current as of October 1, 2003."
 EFFECTIVE_DATE = re.compile(
@@ -56,8 +69,8 @@ OLD_SYMBOL = re.compile(r"\{o([WUBRGSXYZTQ]|\d{1,2})\}")
 # and the broken wiki template {{CR|204.1a} (one closing brace short). The source ends with a character
 # other than a space, so it cannot trade spaces with the \s+ after it (that made "[A" + spaces quadratic).
 CITATION = re.compile(
-    r"\[(?P<src>[A-Z](?:[\w' .&-]*[\w'.&-])?)\s+(?P<val>\d{4}/\d{2}/\d{2}|\d{3}(?:\.\d+[a-z]?)?)\]"
-    r"|\{\{CR\|(?P<tval>\d{3}(?:\.\d+[a-z]?)?)\}\}?"
+    rf"\[(?P<src>[A-Z](?:[\w' .&-]*[\w'.&-])?)\s+(?P<val>\d{{4}}/\d{{2}}/\d{{2}}|{NUMBER})\]"
+    rf"|\{{\{{CR\|(?P<tval>{NUMBER})\}}\}}?"
 )
 
 # Rulings-search page residue: "|", "| |  |", page header/footer.
@@ -109,20 +122,23 @@ TERMINOLOGY = (
     ("tribals", "kindreds"), ("tribal", "kindred"),
     ("played", "cast"), ("playing", "casting"), ("plays", "casts"), ("play", "cast"),
 )
-NUMBER_IN_TEXT = re.compile(r"\b\d{3}(?:\.\d+[a-z]?(?:-[a-z])?)?\b")  # rule numbers a text cites
+NUMBER_IN_TEXT = re.compile(rf"\b{NUMBER_OR_RANGE}\b")  # rule numbers a text cites
 
 # A citation of the rules in a text `cite` rewrites, each form with its example:
 #   tag "[CR 204.1a]" / "[Comprehensive Rules 702.19b]", template "{{CR|204.1a}}" (or one brace short),
 #   prose "rule 204.1a", "CR 205.1A", "rules 113 and 114", "rules 702.19b-c", "rule 212.2h through rule 212.2k",
 #   bare "(see 702.19b)": a dotted number alone (a bare "100" is not a rule: "100 life").
 # A number ends where no letter or digit follows ("rule 2011" is a year, not rule 201).
-CITED_NUMBER = r"\d{3}(?:\.\d+[a-zA-Z]?(?:[-–][a-z])?)?(?![\w])(?!\.\d)"
+# A number as people cite it differs from NUMBER_OR_RANGE as printed, on purpose (kept apart): a capital
+# subrule letter ("CR 205.1A", lookup.normalise lowers it) and an en dash in a range ("702.19b–c").
+CITED_RANGE = r"[-–][a-z]"  # "-c" or "–c" in 702.19b-c
+CITED_NUMBER_ONLY = re.compile(rf"{CHAPTER_NUMBER}(?:\.\d+[a-zA-Z]?(?:{CITED_RANGE})?)?")  # 205.1A, 702.19b–c
+CITED_NUMBER = rf"{CITED_NUMBER_ONLY.pattern}(?![\w])(?!\.\d)"
 CITE = re.compile(
     rf"\[(?:CR|CompRules|Comp\.? ?Rules|Comprehensive Rules)\s+(?P<tag>{CITED_NUMBER})\]"
     rf"|\{{\{{CR\|(?P<template>{CITED_NUMBER})\}}\}}?"
     rf"|\b(?P<prose>(?:CR|[Rr]ules?)\s+{CITED_NUMBER}"
     rf"(?:(?:,\s*|,?\s+(?:and|or|through|to)\s+(?:rules?\s+)?){CITED_NUMBER})*)"
-    r"|(?<![\w.$€£])(?P<bare>\d{3}\.\d+[a-z]?(?:[-–][a-z])?)(?![\w])(?!\.\d)")
-CITED_NUMBER_ONLY = re.compile(r"\d{3}(?:\.\d+[a-zA-Z]?(?:[-–][a-z])?)?")
+    rf"|(?<![\w.$€£])(?P<bare>{DOTTED_NUMBER}(?:{CITED_RANGE})?)(?![\w])(?!\.\d)")
 # One word shaped like a file name: "./notes.txt", "wiki/204.html" ("see rule 204.1a" is text)
 LOOKS_LIKE_A_PATH = re.compile(r"\S*(?:/\S*|\.(?:txt|md|html?|rtf|docx?|pdf|csv|json))")

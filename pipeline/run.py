@@ -26,7 +26,7 @@ from pipeline.cache import Cache, code_hash
 from pipeline.publish.database import Database
 from pipeline.errors import PipelineError
 from pipeline.ingest.lockfile import LOCK_NAME
-from pipeline.query.identify import resolve_auto
+from pipeline.segment.dating import resolve_auto
 from pipeline.align.overrides import read_overrides
 from pipeline.ingest.discover import Ingested, discover, ingest
 from pipeline.atomic import write_atomic

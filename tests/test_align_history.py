@@ -209,16 +209,12 @@ def test_alignment_of_an_edition_with_itself_is_all_same():
 DIGEST = """
 import hashlib, sys, tempfile
 from pathlib import Path
-from pipeline.segment.edition import editions, merge
 from pipeline.ingest.discover import ingest
 from pipeline.align.lineage import build
-from pipeline.segment.rules import ParagraphCache, segment
+from pipeline.segment import read
 with tempfile.TemporaryDirectory() as empty:
     docs = [d for d in ingest(Path(empty), [Path(sys.argv[1])]).docs if d.edition in ("2009-05-01", "2009-07-11")]
-cache = ParagraphCache(None)
-cache.analyse_docs(docs)
-rules = merge([r for d in docs for r in segment(d, cache)], docs)
-history = build(rules, editions(rules, docs))
+history = build(*read.editions(docs))
 rows = [(c.old_rule_id, c.new_rule_id, c.change, c.method, c.score, c.similarity) for c in history.changes]
 print(hashlib.sha256(repr(rows).encode()).hexdigest())
 """

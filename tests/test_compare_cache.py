@@ -25,7 +25,7 @@ def test_compare_again_is_answered_from_the_cache(tmp_path, monkeypatch):
 
     def forbidden(*_, **__):
         raise AssertionError("computed again")
-    monkeypatch.setattr("pipeline.query.compare.segment", forbidden)
+    monkeypatch.setattr("pipeline.segment.read.rules", forbidden)
     monkeypatch.setattr("pipeline.align.lineage.align", forbidden)
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0, again.output

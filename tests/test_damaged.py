@@ -6,9 +6,8 @@ import re
 import pytest
 
 from pipeline.ingest.decode import decode_with_repairs
-from pipeline.ingest.discover import read_source
-from pipeline.segment.rules import ParagraphCache, segment
-from pipeline.ingest.adapters import ADAPTERS
+from pipeline.segment import read
+from pipeline.segment.rules import ParagraphCache
 from conftest import ARCHIVE, needs_archive
 
 MANGLED = b"\xef\xbf\xbd\xef\xbf\xbd"
@@ -23,10 +22,8 @@ def damage(body: bytes, n: int, seed: int, zeros_only: bool) -> bytes:
 
 
 def keyed(path, cache):
-    source = read_source(path, None)
-    doc = ADAPTERS[source.format](source)
-    cache.analyse_docs([doc])
-    return source, {(r.kind, r.rule_id, r.occurrence): r for r in segment(doc, cache)}
+    doc = read.clean(path)
+    return doc.source, {(r.kind, r.rule_id, r.occurrence): r for r in read.rules([doc], cache)}
 
 
 @pytest.mark.parametrize("text", ["Hello\r\nWorld, “quoted” 100.1a", "ab" * 50])
@@ -97,11 +94,8 @@ GLUED = ("Magic: The Gathering Comprehensive Rules\n\nThese rules are effective 
 def test_a_term_glued_to_its_definition_is_split(tmp_path):
     path = tmp_path / "glued.txt"
     path.write_text(GLUED, encoding="utf-8")
-    source = read_source(path, None)
-    doc = ADAPTERS[source.format](source)
-    cache = ParagraphCache()
-    cache.analyse_docs([doc])
-    glossary = {r.rule_id: r.text for r in segment(doc, cache) if r.kind == "glossary"}
+    doc = read.clean(path)
+    glossary = {r.rule_id: r.text for r in read.rules([doc]) if r.kind == "glossary"}
     assert glossary == {"Ability": "1. Text on an object that explains what that object does.\n"
                                    "2. An activated or triggered ability on the stack.",
                         "Attack": "To declare a creature as an attacker."}

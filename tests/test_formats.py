@@ -9,8 +9,8 @@ from pipeline.ingest.clean import compare_form, unwrap
 from pipeline.segment.edition import merge
 from pipeline.errors import SourceError
 from pipeline.ingest.discover import read_source
-from pipeline.segment.rules import ParagraphCache, segment
-from pipeline.ingest.adapters import ADAPTERS
+from pipeline.segment import read
+from pipeline.segment.rules import ParagraphCache
 from pipeline.ingest.containers import sniff
 from pipeline.ingest.adapters.official import _starts_dense
 from pipeline.ingest.containers.pdf import furniture
@@ -94,10 +94,8 @@ def test_unwrap_joins_dashes_as_printed(parts, expected):
 
 
 def _records(path: Path, cache: ParagraphCache):
-    source = read_source(path, None)
-    doc = ADAPTERS[source.format](source)
-    cache.analyse_docs([doc])
-    return doc, segment(doc, cache)
+    doc = read.clean(path)
+    return doc, read.rules([doc], cache)
 
 
 def _merged(paths, cache: ParagraphCache) -> tuple[list, list]:
@@ -154,8 +152,8 @@ def test_same_records_as_the_txt_twin(name, cache):
 
 @needs_formats
 def test_pdf_pages_and_furniture_are_in_the_ledger():
-    source = read_source(FORMATS / "2003-10-01.pdf", None)
-    doc = ADAPTERS[source.format](source)
+    doc = read.clean(FORMATS / "2003-10-01.pdf")
+    source = doc.source
     assert source.format == "pdf" and source.source_id == "2003-10-01.pdf" and source.edition == "2003-10-01"
     assert doc.discarded_by_reason()["page breaks"] == 95  # one per page
     assert doc.chars_kept + sum(d.size for d in doc.discards) == doc.chars_total
@@ -173,8 +171,7 @@ def test_formats_of_one_edition_merge_like_duplicate_copies(cache):
 @needs_formats
 def test_pdf_source_lines_are_shown_as_page_and_line():
     from pipeline.report.build import _lines
-    source = read_source(FORMATS / "2003-10-01.pdf", None)
-    lines = _lines(ADAPTERS[source.format](source))
+    lines = _lines(read.clean(FORMATS / "2003-10-01.pdf"))
     contents = next(line for line in lines if line["text"] == "Contents")
     assert contents["label"] == "2:1" and contents["why"] == "table of contents"
     assert [line["why"] for line in lines if line["text"] == "\f"] == ["page breaks"] * 95

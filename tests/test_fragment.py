@@ -59,14 +59,12 @@ def test_quick_analysis_leaves_what_it_is_not_sure_of_to_spacy(text):
 
 @needs_archive
 def test_quick_analysis_agrees_with_spacy_on_every_paragraph_of_the_archive():
-    from pipeline.ingest.discover import read_source
     from pipeline.segment.nlp import analyse, load
     from pipeline.segment.rules import UNANALYSED
-    from pipeline.ingest.adapters import ADAPTERS
+    from pipeline.segment import read
     texts = set()
     for path in archive_files():
-        source = read_source(path, None)
-        texts |= {p.text for p in ADAPTERS[source.format](source).paragraphs if p.role not in UNANALYSED}
+        texts |= {p.text for p in read.clean(path).paragraphs if p.role not in UNANALYSED}
     nlp, unsure, differ = load(), 0, []
     with nlp.select_pipes(disable=["citations", "rule_references"]):
         for text, doc in zip(sorted(texts), nlp.pipe(sorted(texts), batch_size=512)):

@@ -5,10 +5,10 @@ import os
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pipeline.errors import SourceError
-from pipeline.ingest.discover import _check_paragraphs, read_source
+from pipeline.ingest.discover import _check_paragraphs
 from pipeline.ingest.manifest import read_manifest
-from pipeline.segment.rules import ParagraphCache, segment
-from pipeline.ingest.adapters import ADAPTERS
+from pipeline.segment import read
+from pipeline.segment.rules import ParagraphCache
 from conftest import RAW, archive_files
 
 ENTRIES = read_manifest(RAW)
@@ -46,16 +46,14 @@ def test_mutated_sources_are_read_or_rejected_and_every_character_is_accounted_f
     path, entry = source
     data = mutate(path.read_bytes(), mutations)
     try:
-        doc = read_source(path, entry, data)
-        clean = ADAPTERS[doc.format](doc)
+        clean = read.clean(path, entry, data)
         _check_paragraphs(clean, path)
     except SourceError as e:  # a rejection, with a reason: what ingest records and goes on from
         assert e.message
         return
-    assert clean.chars_total == len(doc.text)
+    assert clean.chars_total == len(clean.source.text)
     assert clean.chars_kept + sum(clean.discarded_by_reason().values()) == clean.chars_total
-    CACHE.analyse_docs([clean])
-    pieces = sorted(p for r in segment(clean, CACHE) for p in r.pieces)
+    pieces = sorted(p for r in read.rules([clean], CACHE) for p in r.pieces)
     if pieces:  # the records tile the kept text exactly
         assert pieces[0][0] == 0 and pieces[-1][1] == len(clean.content)
         assert all(a[1] == b[0] for a, b in zip(pieces, pieces[1:]))

@@ -22,12 +22,12 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pipeline.ingest.clean import MAX_LINE_CHARS, MAX_LINES, TAG_BEFORE_PUNCTUATION
 from pipeline.errors import SourceError
-from pipeline.ingest.discover import _check_paragraphs, read_source
+from pipeline.ingest.discover import _check_paragraphs
 from pipeline.ingest.manifest import Entry, read_manifest
 from pipeline.segment.nlp import load
 from pipeline.patterns import CITATION, DASH, EDITOR_SUMMARY, RULINGS_BANNER
-from pipeline.segment.rules import ParagraphCache, segment
-from pipeline.ingest.adapters import ADAPTERS
+from pipeline.segment import read
+from pipeline.segment.rules import ParagraphCache
 from pipeline.ingest.adapters.markdown import heading_span, unemphasize
 from pipeline.ingest.adapters.official import FIRST_RULE_ANYWHERE
 from children import run_bounded
@@ -336,14 +336,12 @@ def test_every_text_adapter_reads_or_refuses_a_mutated_file_in_bounded_time(sour
     data = insert_runs(mutate(path.read_bytes(), mutations), runs)
     start = time.perf_counter()
     try:
-        doc = read_source(path, entry, data)
-        clean = ADAPTERS[doc.format](doc)
+        clean = read.clean(path, entry, data)
         _check_paragraphs(clean, path)
     except SourceError as e:  # a rejection, with a reason: what ingest records and goes on from
         assert e.message and "\n" not in e.message
         return
-    FUZZ_CACHE.analyse_docs([clean])
-    segment(clean, FUZZ_CACHE)
+    read.rules([clean], FUZZ_CACHE)
     assert time.perf_counter() - start < SECONDS
     assert clean.chars_kept + sum(clean.discarded_by_reason().values()) == clean.chars_total
 

@@ -7,7 +7,8 @@ from click.testing import CliRunner
 
 from pipeline import run as stages
 from pipeline.cli.main import main
-from pipeline.query.identify import edition_texts, identify_files, verdict, version, window
+from pipeline.query.identify import identify_files
+from pipeline.segment.dating import edition_texts, verdict, version, window
 from pipeline.records import Rule
 from conftest import ARCHIVE, RAW, SEEDS, needs_archive
 

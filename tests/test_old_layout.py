@@ -4,9 +4,7 @@ from collections import Counter
 
 import pytest
 
-from pipeline.ingest.discover import read_source
-from pipeline.segment.rules import ParagraphCache, segment
-from pipeline.ingest.adapters import ADAPTERS
+from pipeline.segment import read
 from pipeline.ingest.adapters.official import effective_date, looks_official
 from test_formats import FORMATS, needs_formats
 
@@ -22,11 +20,8 @@ OLD_EDITIONS = {
 @needs_formats
 @pytest.mark.parametrize("name", sorted(OLD_EDITIONS))
 def test_pre_2003_counts(name):
-    source = read_source(FORMATS / name, None)
-    doc = ADAPTERS[source.format](source)
-    cache = ParagraphCache()
-    cache.analyse_docs([doc])
-    rules = segment(doc, cache)
+    doc = read.clean(FORMATS / name)
+    source, rules = doc.source, read.rules([doc])
     kinds = Counter(r.kind for r in rules)
     kinds["rule+section"] = kinds.pop("rule", 0) + kinds.pop("section", 0)
     date, expected = OLD_EDITIONS[name]
@@ -40,11 +35,7 @@ def test_pre_2003_counts(name):
 
 @needs_formats
 def test_indented_blocks_unwrap_into_one_subrule():
-    source = read_source(FORMATS / "1999-04-23.txt", None)
-    doc = ADAPTERS[source.format](source)
-    cache = ParagraphCache()
-    cache.analyse_docs([doc])
-    rule = next(r for r in segment(doc, cache) if r.rule_id == "502.9e")
+    rule = next(r for r in read.rules([read.clean(FORMATS / "1999-04-23.txt")]) if r.rule_id == "502.9e")
     assert rule.text == ("Assigning damage from a creature with trample considers only the actual toughness "
                          "of a blocking creature, not any abilities or effects that might change the final "
                          "amount of damage dealt.")

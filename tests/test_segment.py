@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from pipeline import run as stages
-from pipeline.segment.nlp import analyse, expand_range, load
+from pipeline.ruleid import expand_range
+from pipeline.segment.nlp import analyse, load
 from pipeline.records import CleanDoc, Paragraph, SourceDoc
 from pipeline.segment.rules import ParagraphCache, previous_rule_id, segment
 from conftest import RAW, SEEDS, needs_archive

@@ -7,6 +7,7 @@ from pipeline.ingest.manifest import Entry, read_manifest
 from pipeline.ingest.adapters import ADAPTERS
 from pipeline.ingest.adapters.copy import language_of
 from pipeline.ingest.adapters.official import effective_date
+from pipeline.segment import read
 from conftest import ARCHIVE, DATA, RAW, SEEDS, archive_files, needs_archive
 
 ARCHIVE_DATES = {p: p for p in ("2003-10-01", "2005-10-01", "2006-07-15", "2007-10-01", "2008-02-01",
@@ -17,14 +18,12 @@ ARCHIVE_DATES = {p: p for p in ("2003-10-01", "2005-10-01", "2006-07-15", "2007-
 def clean_seed(key):
     path = RAW / f"{SEEDS[key]}.txt"
     entry = read_manifest(RAW)[path.resolve()]
-    doc = read_source(path, entry)
-    return ADAPTERS[doc.format](doc)
+    return read.clean(path, entry)
 
 
 def clean_fixture(name, fmt, kind="rulings page"):
     path = DATA / name
-    doc = read_source(path, Entry(path.resolve(), fmt, kind, "2008-03-17", None, "en", "", "", 1))
-    return ADAPTERS[fmt](doc)
+    return read.clean(path, Entry(path.resolve(), fmt, kind, "2008-03-17", None, "en", "", "", 1))
 
 
 def kept_text(clean):

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from pipeline import lookup
 from pipeline.errors import PipelineError
-from pipeline.patterns import CITE, CITED_NUMBER_ONLY, LOOKS_LIKE_A_PATH, SUBRULE_LETTERS
+from pipeline.patterns import CITE, CITED_NUMBER_ONLY, LOOKS_LIKE_A_PATH
+from pipeline.ruleid import expand_range
 
 UNNUMBERED = ("commentary", "glossary")  # records a citation by number cannot mean
 OFFICIAL = ("complete", "truncated")  # editions whose numbering a writer cites
@@ -234,14 +235,16 @@ def _rewrite(cited: str, remapper: Remapper, a: str, b: str) -> tuple[str, Fate]
     if not last_letter:
         fate = remapper.remap(cited, a, b)
         return (fate.numbers[0] if fate.numbers else cited), fate
-    members = _expand(first, first[:-1] + last_letter)
+    # The last member is cut from the text ("702.19-c" is 702.19 .. 702.1c, left as two numbers), not
+    # re-written from RuleId's parts, which would read it as 702.19 .. 702.19c.
+    members = _members(first, first[:-1] + last_letter)
     fates = [remapper.remap(x, a, b) for x in members]
     now = [f.numbers[0] for f in fates if f.numbers]
     marks = tuple(dict.fromkeys(m for f in fates for m in f.marks))
     detail = "; ".join(f"{x}: {f.status}" + (f" ({f.detail})" if f.detail else "")
                        + (f" -> {f.numbers[0]}" if f.numbers else "")
                        for x, f in zip(members, fates) if f.marks)
-    if len(now) == len(members) and now[0][:-1] == now[-1][:-1] and now == _expand(now[0], now[-1]):
+    if len(now) == len(members) and now[0][:-1] == now[-1][:-1] and now == _members(now[0], now[-1]):
         written = now[0] if len(now) == 1 else f"{now[0]}-{now[-1][-1]}"
         return written, Fate(tuple(now), marks, detail)
     return cited, Fate(tuple(now), marks + ("range broken",), detail or "its rules are no longer one run")
@@ -251,12 +254,13 @@ def _first(number: str) -> str:
     return number.partition("-")[0]
 
 
-def _expand(first: str, last: str) -> list[str]:
-    """702.19b..702.19d -> [702.19b, 702.19c, 702.19d] (subrules skip l and o)."""
-    head, a, z = first[:-1], first[-1:], last[-1:]
-    if head != last[:-1] or a not in SUBRULE_LETTERS or z not in SUBRULE_LETTERS or a > z:
-        return [first, last] if first != last else [first]
-    return [head + c for c in SUBRULE_LETTERS[SUBRULE_LETTERS.index(a):SUBRULE_LETTERS.index(z) + 1]]
+def _members(first: str, last: str) -> list[str]:
+    """702.19b..702.19d -> [702.19b, 702.19c, 702.19d]: ruleid.expand_range, each member written with the
+    head as typed (`first` and `last` differ in their last letter only). The two disagree, kept so here:
+    expand_range writes the number it parsed ("702.02b" as 702.2b), a citation keeps its writer's digits;
+    and cite's own expansion (before this) took any text ending in a letter ("702b-d"), which no citation
+    or rule number here can be."""
+    return [first[:-1] + m[-1] for m in expand_range(first, last)]
 
 
 def read_input(source: str) -> tuple[str, str]:

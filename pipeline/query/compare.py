@@ -9,14 +9,13 @@ from pathlib import Path
 from pipeline import lookup
 from pipeline.errors import PipelineError
 from pipeline.query.history import load_rules
-from pipeline.ingest.discover import read_source
 from pipeline.align.lineage import _aligned as aligned, fates
 from pipeline.cache import Cache, code_hash, tuples
 from pipeline.patterns import LOOKS_LIKE_A_PATH
 from pipeline.records import Citation, Rule, RuleChange
 from pipeline.ruleid import sort_key
-from pipeline.segment.rules import ParagraphCache, segment
-from pipeline.ingest.adapters import ADAPTERS
+from pipeline.segment import read
+from pipeline.segment.rules import ParagraphCache
 
 CACHE_FILE = ".cache/cache.sqlite"  # the run's cache (stages.CACHE_FILE): paragraph analyses are shared
 CITATIONS = [f.name for f in fields(Rule)].index("citations")
@@ -62,12 +61,10 @@ def file_rules(path: Path, cache_file: Path) -> list[Rule]:
     key = files.key(f"{path.suffix.lower()}\0{hashlib.sha256(data).hexdigest()}")
     rules = files.get(key, _decode_rules)
     if rules is None:
-        source = read_source(path, None, data)
-        doc = ADAPTERS[source.format](source)
+        doc = read.clean(path, None, data)
         cache = ParagraphCache(cache_file, skip=("citations", "rule_references"))
-        cache.analyse_docs([doc])
+        rules = read.rules([doc], cache)
         cache.save()
-        rules = segment(doc, cache)
         files.put(key, [astuple(r) for r in rules])
     files.close()
     return rules

@@ -13,8 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from pipeline.errors import PipelineError, SourceError
-from pipeline.patterns import (MD_HEADING, NUMBERED_START, RULINGS_BANNER, WIKI_CHROME, WIKI_FROM,
-                               WIKI_NOTICE)
+from pipeline.patterns import (CHAPTER_NUMBER, MD_HEADING, NUMBER, NUMBERED_START, PART_DIGIT, RULINGS_BANNER,
+                               WIKI_CHROME, WIKI_FROM, WIKI_NOTICE)
 from pipeline.records import Analysis, CleanDoc, Rule
 
 RULE_LINES = "rule-lines"  # what a plain fragment is read as: sources/official.py's clean_fragment
@@ -35,13 +35,14 @@ HTML = re.compile(r"<(?:!doctype|html|body|table|tr|td|p|div|h[1-6]|ul|ol|li|br)
 HTML_TABLE = re.compile(r"<td\b", re.I)
 MEDIAWIKI = re.compile(r"mw-content-text|mediawiki|wgPageName|id=\"firstHeading\"", re.I)
 WIKI_MARKUP = re.compile(r"\{\{CR\||\[\[[^\]\n]+\]\]|^={2,}[^=\n]+={2,}\s*$|'''", re.M)  # {{CR|204.1a}}, == Types ==
-RULINGS_LINE = re.compile(r"^\s*\d{3}(?:\.\d+[a-z]?)?\s+-\s+\S", re.M)  # "  212.1a - Cards, tokens ..."
+RULINGS_LINE = re.compile(rf"^\s*{NUMBER}\s+-\s+\S", re.M)  # "  212.1a - Cards, tokens ..."
 OTHER_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u052f\u0590-\u06ff\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff"
                           r"\uac00-\ud7af]")  # Greek, Cyrillic, Hebrew, Arabic, Thai, kana, CJK, Hangul
 
 # Plain paragraphs spaCy's rule_boundaries would read the same way (pipeline/segment/nlp.py).
-LEADING_NUMBER = re.compile(r"(?P<id>\d{3}(?:\.\d+[a-z]?)?)\.?(?= |$)")  # "702.98a Evolve", "702.98. Evolve"
-NOT_PLAIN = re.compile(r"^[1-9]\.\s|^\d{3}\.\s+\d|^\d{3}\S*\s+[-–—]|\s{2,}\d{3}")  # "1. The Game", "606. 8b"
+LEADING_NUMBER = re.compile(rf"(?P<id>{NUMBER})\.?(?= |$)")  # "702.98a Evolve", "702.98. Evolve"
+NOT_PLAIN = re.compile(rf"^{PART_DIGIT}\.\s|^{CHAPTER_NUMBER}\.\s+\d|^{CHAPTER_NUMBER}\S*\s+[-–—]"
+                       rf"|\s{{2,}}{CHAPTER_NUMBER}")  # "1. The Game", "606. 8b", "212.3 - Creatures", mid-line entry
 EXAMPLE = re.compile(r"(?i)examples?[.:](?= |$)")  # "Example: A player ..."
 EXAMPLE_WORD = re.compile(r"(?i)examples?\b")
 WIKI_JUMP = WIKI_CHROME[0]  # "Jump to: navigation, search": a rendered MediaWiki page

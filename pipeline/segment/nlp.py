@@ -18,15 +18,16 @@ from spacy.matcher import Matcher
 from spacy.tokens import Doc, Span
 from spacy.util import compile_infix_regex
 
-from pipeline.patterns import CITATION, RULE_NUMBER
+from pipeline.patterns import CHAPTER_NUMBER, CITATION, DOTTED_NUMBER, LETTER_RANGE, PART_DIGIT, RULE_NUMBER
 from pipeline.records import Analysis
-from pipeline.ruleid import expand_range  # noqa: F401 (expand_range was defined here)
+from pipeline.ruleid import RuleId, expand_range
 
 # One token per rule number: 212 | 212.1 | 212.1b | 212.2h-k | 212.8.Ruling.1 (never a year: 2003).
 RULE_TOKEN = RULE_NUMBER  # one pattern for a printed rule number (pipeline/patterns.py)
-DOTTED = r"^\d{3}\.\d+[a-z]?(?:-[a-z])?$"  # a reference needs no "rule" before it: "(see 408.2d)"
-CHAPTER = r"^\d{3}$"  # ... but a bare "409" does: "rule 409"
-PART = re.compile(r"^[1-9]$")
+DOTTED = rf"^{DOTTED_NUMBER}(?:{LETTER_RANGE})?$"  # a reference needs no "rule" before it: "(see 408.2d)"
+CHAPTER = rf"^{CHAPTER_NUMBER}$"  # ... but a bare "409" does: "rule 409"
+PART = re.compile(rf"^{PART_DIGIT}$")
+AFTER_STRAY_SPACE = re.compile(r"\d+[a-z]?")  # "8b" of "606. 8b": RULE_PART (patterns.py) after its dot and space
 TITLE_MAX_WORDS = 9
 HAS_DIGIT = re.compile(r"\d")
 MAY_REFER = re.compile(r"\d{3}\.\d|(?:rule|section)s?\s*\d", re.I)  # what a reference needs, at least
@@ -129,8 +130,8 @@ def _leading_number(doc: Doc) -> Span | None:
     t0 = doc[0].text
     end, rule_id = 1, t0
     if RULE_TOKEN.match(t0):
-        if (len(doc) > 3 and re.fullmatch(r"\d{3}", t0) and doc[1].text == "."
-                and re.fullmatch(r"\d+[a-z]?", doc[2].text)):
+        if (len(doc) > 3 and re.fullmatch(CHAPTER_NUMBER, t0) and doc[1].text == "."
+                and AFTER_STRAY_SPACE.fullmatch(doc[2].text)):
             end, rule_id = 3, f"{t0}.{doc[2].text}"  # "606. 8b" is 606.8b
         if end < len(doc) and doc[end].text in (".", "-", "–", "—"):
             end += 1
@@ -158,7 +159,7 @@ def make_references(nlp: Language, name: str):
     matcher.add("CHAPTER", [[rule_word, {"TEXT": {"REGEX": CHAPTER}}],
                             [rule_word, {"TEXT": {"REGEX": DOTTED}}, {"LOWER": {"IN": ["and", "or", ","]}},
                              {"TEXT": {"REGEX": CHAPTER}}]])
-    matcher.add("SECTION", [[{"LOWER": {"IN": ["section", "sections"]}}, {"TEXT": {"REGEX": r"^[1-9]$"}}]])
+    matcher.add("SECTION", [[{"LOWER": {"IN": ["section", "sections"]}}, {"TEXT": {"REGEX": PART.pattern}}]])
 
     def rule_references(doc: Doc) -> Doc:
         if not _may_refer(doc):  # the matcher's regex on every token was the costliest step of analysis
@@ -211,9 +212,12 @@ def _targets(label: str, words: list[str]) -> tuple[str, ...]:
 
 
 def _split_suffix_range(number: str) -> tuple[str, str]:
-    """"212.2h-k" -> ("212.2h", "212.2k"); "212.2h" -> ("212.2h", "212.2h")."""
-    m = re.fullmatch(r"(\d{3}\.\d+)([a-z])-([a-z])", number)
-    return (m[1] + m[2], m[1] + m[3]) if m else (number, number)
+    """"212.2h-k" -> ("212.2h", "212.2k"); "212.2h" -> ("212.2h", "212.2h"). Cut from the text as printed, not
+    re-written from the parsed parts (RuleId.expand would write "212.02h-h" as 212.2h)."""
+    parsed = RuleId.parse(number)
+    if parsed and parsed.shape == "range" and parsed.letter:  # not "212.2-k": no first letter, no range
+        return number[:-2], number[:-3] + number[-1]
+    return number, number
 
 
 @Language.component("citations")
