@@ -2,7 +2,8 @@
 merges traced by sentence, templates, boilerplate, glossary renames, headings, truncated editions."""
 import numpy as np
 
-from pipeline.align.match import _assign, align
+from pipeline.align.match import align
+from pipeline.align.scoring import _assign
 from pipeline.segment.edition import Edition
 from pipeline.align.lineage import build
 from pipeline.records import Rule

@@ -2,7 +2,8 @@
 glossary names reworded (issue 10): found by rare words, never on stock wording."""
 import pytest
 
-from pipeline.align.match import _common, _stems, align
+from pipeline.align.glossary import _common, _stems
+from pipeline.align.match import align
 from test_align import changes_of, edition
 
 FILLER = [  # common wording, so that the words of the rules under test are the rare ones

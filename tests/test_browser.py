@@ -13,7 +13,9 @@ import pandas as pd
 import pytest
 from playwright.sync_api import sync_playwright
 
+from pipeline.records import CHANGES
 from pipeline.report import build as report
+from pipeline.report.pairpages import segments
 from pipeline import run as stages
 from conftest import CHROMIUM, needs_archive
 
@@ -266,7 +268,7 @@ def test_compare_report_for_any_two_files(page, tmp_path):
 ])
 def test_redline_segments_rebuild_both_texts(old, new):
     from pipeline.align.diff import word_ops
-    inline, left, right = report.segments(old, new, [list(op) for op in word_ops(old, new)])
+    inline, left, right = segments(old, new, [list(op) for op in word_ops(old, new)])
     assert "".join(t for tag, t in left) == old
     assert "".join(t for tag, t in right) == new
     assert "".join(t for tag, t in inline if tag != "ins") == old
@@ -746,6 +748,6 @@ def test_pair_summary_fits_a_phone(browser, seed_reports, width):
     assert sizes[0] <= sizes[1] and sizes[2] <= width, sizes
     cells = table.locator("td").evaluate_all("tds => tds.map(td => [getComputedStyle(td, '::before').content, "
                                              "td.getBoundingClientRect().right])")
-    assert len(cells) == len(report.CLASSES) + 2 and all(label != "none" and right <= width for label, right in cells)
+    assert len(cells) == len(CHANGES) + 2 and all(label != "none" and right <= width for label, right in cells)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.close()

@@ -8,7 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from pipeline.records import CHANGES
 from pipeline.report import build as report
+from pipeline.report import charts
 
 COUNTS = ("parts", "chapters", "sections", "rules", "subrules", "rulings", "examples", "glossary", "commentary",
           "conflicts")
@@ -29,7 +31,7 @@ def made_up_editions(count: int) -> list[dict]:
 
 def made_up_steps(editions: list[dict]) -> list[dict]:
     complete = [e["edition"] for e in editions if e["status"] == "complete"]
-    return [{"from": a, "to": b, "counts": {c: 0 for c in report.CLASSES}, "changed": 40 + (7 * i) % 60,
+    return [{"from": a, "to": b, "counts": {c: 0 for c in CHANGES}, "changed": 40 + (7 * i) % 60,
              "renumbered": 0, "review": 0, "runs": []} for i, (a, b) in enumerate(zip(complete, complete[1:]))]
 
 
@@ -48,9 +50,9 @@ def write_pages(folder: Path, count: int) -> Path:
     editions = made_up_editions(count)
     steps = made_up_steps(editions)
     index = env.get_template("index.html").render(
-        root="", editions=editions, steps=steps, classes=report.CLASSES, timeline=report._timeline(editions, steps),
+        root="", editions=editions, steps=steps, classes=CHANGES, timeline=charts._timeline(editions, steps),
         sources=count, unused=0, names={}, datasets=[])
-    terms = env.get_template("terminology.html").render(root="", **report._terminology(made_up_terms(editions)))
+    terms = env.get_template("terminology.html").render(root="", **charts._terminology(made_up_terms(editions)))
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "index.html").write_text(index, encoding="utf-8")
     (folder / "terminology.html").write_text(terms, encoding="utf-8")
@@ -63,17 +65,17 @@ def write_pages(folder: Path, count: int) -> Path:
 def test_legend_names_every_status_even_an_unknown_one():
     editions = made_up_editions(30)
     editions[3]["status"], editions[5]["status"] = "fragment", "something new"
-    timeline = report._timeline(editions, made_up_steps(editions))
+    timeline = charts._timeline(editions, made_up_steps(editions))
     legend = {x["label"]: x["colour"] for x in timeline["legend"]}
     fills = {b["fill"] for panel in ("totals", "changes") for b in timeline[panel]["bars"]}
-    assert fills <= set(legend.values()) and "something new" in legend and report.CHANGED[1] in legend
-    assert timeline == report._timeline(editions, made_up_steps(editions))  # same inputs, same chart
+    assert fills <= set(legend.values()) and "something new" in legend and charts.CHANGED[1] in legend
+    assert timeline == charts._timeline(editions, made_up_steps(editions))  # same inputs, same chart
 
 
 @pytest.mark.parametrize("peak, expected", [(0, (1, 1)), (1, (1, 1)), (7, (2, 8)), (40, (10, 40)), (41, (20, 60)),
                                             (1500, (500, 1500)), (3269, (1000, 4000))])
 def test_value_axis_steps_are_round(peak, expected):
-    assert report._scale(peak) == expected
+    assert charts._scale(peak) == expected
 
 
 
@@ -83,20 +85,20 @@ def test_axis_labels_fit_the_narrowest_width_of_each_tier(count):
     """Where the template puts them (a label starts at, is centred on, or ends at its slot's middle), at the
     narrowest width of its tier they stay inside the plot and apart, by the width the layout counts for them."""
     dates = [e["edition"] for e in made_up_editions(count)]
-    for px, ticks in zip(report.TIERS, report._axis(dates, report.Y_AXIS_PX)):
-        width, spans = px - report.Y_AXIS_PX, []
+    for px, ticks in zip(charts.TIERS, charts._axis(dates, charts.Y_AXIS_PX)):
+        width, spans = px - charts.Y_AXIS_PX, []
         for t in ticks:
-            middle, size = t["x"] * width / 100, len(t["label"]) * report.CHAR_PX + 4
+            middle, size = t["x"] * width / 100, len(t["label"]) * charts.CHAR_PX + 4
             start = {"start": middle, "middle": middle - size / 2, "end": middle - size}[t["align"]]
             spans.append((start, start + size))
         assert all(0 <= a and b <= width for a, b in spans), (px, ticks)
-        assert all(b + report.LABEL_GAP <= c for (_, b), (c, _) in zip(spans, spans[1:])), (px, ticks)
+        assert all(b + charts.LABEL_GAP <= c for (_, b), (c, _) in zip(spans, spans[1:])), (px, ticks)
         assert ticks and ticks[0]["label"].startswith("2000")
 
 
 def test_terminology_is_escaped_and_the_same_each_time():
     terms = made_up_terms(made_up_editions(20))
     env = report.environment()
-    pages = [env.get_template("terminology.html").render(root="", **report._terminology(terms)) for _ in range(2)]
+    pages = [env.get_template("terminology.html").render(root="", **charts._terminology(terms)) for _ in range(2)]
     assert pages[0] == pages[1]
     assert "&lt;b&gt;his or her&lt;/b&gt;" in pages[0] and "<b>his" not in pages[0]

@@ -14,7 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pipeline.align import exact, fuzzy, scoring
 from pipeline.align import match as align
+from pipeline.align.similarity import _best
 from pipeline.align import trace
 from pipeline.ingest.clean import compare_form
 from pipeline.errors import PipelineError
@@ -122,7 +124,7 @@ def align_in_child(count: int, reworded: float = 1.0, limit: int = MEMORY_LIMIT,
 @pytest.fixture
 def sparse_only(monkeypatch):
     """Every step takes the path for large editions: candidate pairs, and tracing by less common words."""
-    monkeypatch.setattr(align, "DENSE_CELLS", 0)
+    monkeypatch.setattr(fuzzy, "DENSE_CELLS", 0)  # the thresholds are in scoring, read where they are used
     monkeypatch.setattr(trace, "FLOW_EXACT", 0)
 
 
@@ -162,7 +164,8 @@ def test_the_paths_for_large_and_small_editions_agree(request, count, reworded):
 
 
 def test_rules_too_alike_to_pair_within_the_bound_stop_with_a_clear_error(sparse_only, monkeypatch):
-    monkeypatch.setattr(align, "MAX_DENSE_CELLS", 100)
+    for user in (scoring, exact):  # _bound, and _near's choice of the sparse path
+        monkeypatch.setattr(user, "MAX_DENSE_CELLS", 100)
     names = vocabulary(40, random.Random(2))
     old = numbered("2000-01-01", [[["multiple", "instances", "of", name, "are", "redundant"]] for name in names])
     new = numbered("2001-01-01", [[["multiple", "instances", "of", name, "are", "always", "redundant"]]
@@ -181,5 +184,5 @@ def test_rules_too_alike_to_pair_within_the_bound_stop_with_a_clear_error(sparse
     ([3, 1, 2, 3, 3, 0], 4, {0, 2, 3, 4}),
 ])
 def test_the_best_scores_are_those_a_stable_sort_puts_first(scores, count, expected):
-    found = align._best(np.array(scores, dtype=np.float32), count)
+    found = _best(np.array(scores, dtype=np.float32), count)
     assert set(found.tolist()) == expected == set(np.argsort(-np.array(scores), kind="stable")[:count].tolist())

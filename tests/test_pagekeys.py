@@ -23,7 +23,7 @@ def invoke(*args):
 def skipped(monkeypatch):
     """The pages a render left in place without rendering them, in order."""
     names: list[str] = []
-    writer = report._writer
+    writer = report.Writer
 
     def counting(reports, written):
         put = writer(reports, written)
@@ -36,7 +36,7 @@ def skipped(monkeypatch):
             return kept
         put.skip = counted
         return put
-    monkeypatch.setattr(report, "_writer", counting)
+    monkeypatch.setattr(report, "Writer", counting)
     return names
 
 

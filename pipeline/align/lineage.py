@@ -16,6 +16,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from pipeline.align.match import align, score_form
+from pipeline.align.scoring import QUOTE_MATCH
 from pipeline.align.diff import AGREEMENT, change_between, departures
 from pipeline.segment.edition import Edition
 from pipeline.align.overrides import Overrides
@@ -331,9 +332,6 @@ def cascades(changes: list[RuleChange], min_run: int = 3) -> list[dict]:
                                        f"{'s' if unit and abs(shift) > 1 else ''}"})
             run = [item] if item is not None else []
     return out
-
-
-QUOTE_MATCH = 85  # how closely commentary must quote a rule to be linked to it by its words
 
 
 def cited_lineages(rules: list[Rule], history: History, cache=None) -> dict[tuple[str, str, str], tuple[str, str]]:

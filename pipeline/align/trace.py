@@ -24,15 +24,11 @@ from rapidfuzz import fuzz
 
 from pipeline.ingest.clean import compare_form
 from pipeline.records import Rule
+from pipeline.align.scoring import (ABSORBED, BOILERPLATE, COMMON_SENTENCES, CONTAINED, CUT_BACK, CUT_SHARE, FLOW_EXACT,
+                                    GAINED, HELD_WORDS, LOOK_ALIKE, MIN_FLOW, MIN_PIECE_WORDS, PLACED, PLACED_BACK,
+                                    RARE_IN, RAREST, REWORDED, REWORDED_BACK, SAME_SENTENCE, SENTENCE_CANDIDATES,
+                                    SHARE, SHORT_SENTENCE, SHORT_WORDS, VERBATIM, WHOLE)
 
-SAME_SENTENCE = 75  # ratio for a reworded sentence (long sentences; short ones need SHORT_SENTENCE)
-SHORT_SENTENCE = 88
-SHORT_WORDS = 8
-CONTAINED = 90  # partial ratio for a piece of a sentence found inside a longer one
-MIN_PIECE_WORDS = 5
-VERBATIM = 97  # a piece one word shorter than MIN_PIECE_WORDS counts only when it is there word for word
-RARE_IN = 3  # a word in at most this many rules (and 1% of them) names something: a keyword, a card type
-CANDIDATES = 6  # per sentence, the old (or new) sentences sharing the most rare words
 WORD = re.compile(r"[a-z][a-z'’-]+")
 # Ordinals name a place in a sequence ("Third, the active player gets priority."), not a subject: a
 # step inserted before renumbers them, and the place is weighed as structure.
@@ -195,14 +191,6 @@ def unexplained(mine: list[Unit], theirs: list[Unit]) -> list[Unit]:
     return [u for u in mine if u.weight > 0 and not any(alike(u, t, inside=True) for t in theirs)]
 
 
-# Tracing looks up every word an unexplained sentence shares with the others. Real steps leave at most a
-# few thousand sentences unexplained (the archive's most: 797 old x 1,360 new); made-up or hostile
-# editions of thousands of reworded rules leave all of them, and the words every sentence uses would
-# make that quadratic.
-FLOW_EXACT = 4_000_000  # old x new unexplained sentences searched through all their words up to this ...
-COMMON_SENTENCES = 50  # ... above, a word in more old sentences than this finds no candidates (it names nothing)
-
-
 def _word_index(units_of: list[Unit], most: int | None = None) -> dict[str, list[int]]:
     """word -> the sentences (positions in `units_of`) that have it; with `most`, only the words that
     at most that many sentences have."""
@@ -237,7 +225,7 @@ def flows(old_units: list[Unit], new_units: list[Unit], home=lambda i, j: False)
         # Best covered first: a short old sentence wholly inside b beats a long one sharing more words.
         # Under half covered is never a candidate: those are left out before ranking, not after.
         cover = {k: c for k, count in shared.items() if (c := count / min(sizes[k], len(b.words))) >= 0.5}
-        for k in heapq.nsmallest(CANDIDATES, cover, key=lambda k: (-cover[k], -shared[k], k)):
+        for k in heapq.nsmallest(SENTENCE_CANDIDATES, cover, key=lambda k: (-cover[k], -shared[k], k)):
             best = max(best, (likeness(old_units[k], b), -k))
         if best[0] > 0:
             best_of_new[m] = (-best[1], best[0])
@@ -274,12 +262,6 @@ class Flows:
 def _piece_of(b: Unit, a: Unit, score: float) -> bool:
     """`b` is a part of the longer `a` (not the same sentence)."""
     return score <= 100 and len(b.text) < len(a.text)
-
-
-MIN_FLOW = 3.0  # about three words of a rule's own text: less is not evidence of anything ...
-WHOLE = 0.8  # ... unless it is (nearly) all of a short rule, old or new (and not boilerplate: half of that at least)
-LOOK_ALIKE = 0.1  # a split piece holding this much more of a rule's text than its match is its successor
-SHARE = 0.3  # part of a rule's own text that must have gone (or come) for a split or merge to count
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,20 +354,6 @@ def _decide(flow, text, leads, primary, own, said, home) -> Traced:
 
 def _pct(part: float, whole: float) -> float:
     return round(min(100.0, 100.0 * part / whole), 1)
-
-
-# Rules rewritten so far that neither their characters nor their sentences match (101.4 -> 103.4 in
-# July 2009, 711.4 -> 712.8 in 2025), and text absorbed into another rule under new wording
-# (203.1d -> 202.1b), still keep their words: what names things, weighed by rarity.
-REWORDED = 0.75  # share of an ended rule's own words (by rarity) found in one new rule ...
-REWORDED_BACK = 0.5  # ... and of that new rule's words found in it, for the new rule to continue it
-CUT_SHARE, CUT_BACK = 0.25, 0.9  # ... or a new rule made of nothing else: a cut-down of it
-PLACED, PLACED_BACK = 0.6, 0.15  # ... or a new rule where the ended rule sat (its number, its neighbours)
-ABSORBED = 0.8  # share of an ended rule's words found in a rule that continues another: merged into it ...
-GAINED = 0.1  # ... when this share of them was not in that rule's own predecessor already
-HELD_WORDS = 1.5  # the two share the weight of one and a half of the edition's rarest words at least
-RAREST = 5  # candidates share one of the ended rule's rarest words
-BOILERPLATE = 3  # a sentence printed in this many rules says nothing of which rule it is
 
 
 def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], sentences_of: tuple,

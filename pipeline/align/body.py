@@ -1,0 +1,314 @@
+"""The body rules of two editions, in order: exact steps, the scored match (fuzzy.py), pieces, sentence
+tracing (trace.py) for splits and merges, then rules rewritten past their characters, found by their
+place and their rare words; resemblances of added rules on top."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from rapidfuzz import fuzz
+
+from pipeline.records import Match
+from pipeline.align.trace import alike, reworded, rule_words, trace, units
+from pipeline.align.scoring import (GAP_SHARE, PIECE_SAME_ID, PLACED_SHARE, RESEMBLE_CANDIDATES, RESEMBLES, REWRITTEN,
+                                    SECTION_PAIRS, score_form, _full, _text)
+from pipeline.align.similarity import _best, _word_rows
+from pipeline.align.exact import HEADINGS, _exact, _forced, _is_piece, _near
+from pipeline.align.fuzzy import _fuzzy, _home, _identity, _title_words
+
+
+def _resemblances(old, new, o, added) -> list[Match]:
+    """An added rule written on the model of a rule that still exists (Improvise after Convoke) is
+    added, not split: the resemblance is noted, nothing more."""
+    if not added or not o:
+        return []
+    a = [score_form(_text(new[j])) for j in added]
+    b = [score_form(_text(old[i])) for i in o]
+    out = []
+    for r, words in _word_rows(a, b):  # sparse and cheap: they pick the few candidates worth comparing
+        candidates = _best(words, RESEMBLE_CANDIDATES)
+        best = max(((fuzz.ratio(a[r], b[c]), -c) for c in candidates), default=(0.0, 0))
+        if best[0] >= RESEMBLES:
+            out.append(Match(o[-best[1]], added[r], round(float(best[0]), 1), "resembles"))
+    return out
+
+
+def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match], list[Match]]:
+    """One-to-one matches, then what sentence tracing adds: (primary matches, split/merge extras)."""
+    found, forced_o, forced_n = _forced(old, new, o, n, force)
+    rest_o = [i for i in o if i not in forced_o]
+    rest_n = [j for j in n if j not in forced_n]
+    exact, rest_o, rest_n = _exact(old, new, rest_o, rest_n, _text, _near(old, new, o, n, _text))
+    found += exact
+    folded_form = lambda r: score_form(_text(r))  # noqa: E731  "his or her" -> "their"
+    folded, rest_o, rest_n = _exact(old, new, rest_o, rest_n, folded_form, _near(old, new, o, n, folded_form))
+    found += [Match(m.old, m.new, 100.0, "fuzzy") for m in folded]
+    if rest_o and rest_n:
+        found += _fuzzy(old, new, rest_o, rest_n, found, forbid, _identity(old, new, o, n))
+    found += _pieces(old, new, o, n, found, forbid)
+    same_text = {m.old for m in exact if old[m.old].compare == new[m.new].compare}
+    home = _home(old, new, found)
+    both = (units(old, o, score_form), units(new, n, score_form))
+    traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form, home, both)
+    fuzzy = {m.old for m in found if m.method == "fuzzy"}  # forced and word-for-word matches stand
+    better = {i: v for i, v in (traced.better or {}).items() if i in fuzzy}
+    if better:  # a look-alike won on stock wording (120.1c -> 810.8d): the piece with its text wins
+        taken = {j for j, _ in better.values()}
+        found = [m for m in found if m.old not in better and m.new not in taken]
+        found += [Match(i, j, share, "traced", True) for i, (j, share) in sorted(better.items())]
+        traced = trace(old, new, o, n, {m.old: m.new for m in found}, same_text, score_form, home, both)
+    allowed = lambda i, j: (old[i].rule_id, new[j].rule_id) not in forbid  # noqa: E731
+    found += [Match(i, j, share, "traced", True) for i, j, share in traced.continued if allowed(i, j)]
+    extra = [Match(i, j, share, "split", share < 60) for i, j, share in traced.splits if allowed(i, j)]
+    extra += [Match(i, j, share, "merge", share < 60) for i, j, share in traced.merges if allowed(i, j)]
+    involved = {m.old for m in extra} | {m.new for m in extra}
+    found += [m for m in _rewritten(old, new, o, n, found, forbid) if m.old not in involved and m.new not in involved]
+    if not whole:
+        return found, extra
+    more, merged = _reworded(old, new, o, n, found, extra, both, home, allowed)
+    found, extra = found + more, extra + merged
+    found += _placed(old, new, o, n, found, extra, both, allowed)
+    found += _gaps(old, new, o, n, found, extra, both, allowed)
+    found += _in_section(old, new, o, n, found, extra, both, allowed)
+    return _heads_continue(old, new, found, extra, both)
+
+
+def _heads_continue(old, new, found, extra, both) -> tuple[list[Match], list[Match]]:
+    """A rule merged into a rule that opens with its first sentence, of its own number or under the
+    parent its parent became, continues into it; the rule that was taken to continue it, whose first
+    sentence is not there, is the one merged (300.2 of July 2009 -> 300.2 of 2011, which absorbed
+    301.5's artifact creatures; phasing 502.15a -> 702.23a). Only a scored pair is undone: a
+    word-for-word or forced match stands."""
+    uo, un = both
+    primary = {m.new: m for m in found}
+    parent_went = _parent_map(old, new, found)
+    swaps = {}
+    for m in extra:
+        p = primary.get(m.new)
+        if m.method != "merge" or p is None or p.method not in ("fuzzy", "traced") \
+                or not (old[m.old].rule_id == new[m.new].rule_id
+                        or parent_went.get(old[m.old].parent) == new[m.new].parent):
+            continue
+        head, mine, theirs = _lead(un.get(m.new)), _lead(uo.get(m.old)), _lead(uo.get(p.old))
+        if head and mine and alike(mine, head) and not (theirs and alike(theirs, head)):
+            swaps[m.new] = (m, p)
+    if not swaps:
+        return found, extra
+    (old_words, old_idf, _), (new_words, _, _) = map(rule_words, both)
+    undone = {id(x) for pair in swaps.values() for x in pair}
+    found = [m for m in found if id(m) not in undone]
+    extra = [m for m in extra if id(m) not in undone]
+    for j, (m, p) in sorted(swaps.items()):
+        a = old_words.get(p.old, frozenset())
+        share = round(100 * _share(a & new_words.get(j, frozenset()), a, old_idf), 1)
+        found.append(Match(m.old, j, m.score, "traced", True))
+        extra.append(Match(p.old, j, share, "merge", True))
+    return found, extra
+
+
+def _lead(units_of):
+    """A rule's first sentence (its head), or None."""
+    return next((u for u in units_of or () if u.part == "lead"), None)
+
+
+def _in_section(old, new, o, n, found, extra, both, allowed) -> list[Match]:
+    """A rule rewritten inside its section: an ended rule and an added rule under the parent its
+    parent became (where most of its siblings went), each keeping GAP_SHARE of the other's own words
+    (508.4 -> 508.5 of 2011, moved after the rule that followed it and reworded). Pairs are taken
+    best first, each rule once."""
+    went = {m.old for m in found} | {m.old for m in extra}
+    came = {m.new for m in found} | {m.new for m in extra}
+    parent_went = _parent_map(old, new, found)
+    ended, added = defaultdict(list), defaultdict(list)
+    for i in o:
+        if i not in went and not _is_piece(old[i]) and old[i].kind in ("rule", "subrule") \
+                and old[i].parent in parent_went:
+            ended[parent_went[old[i].parent]].append(i)
+    for j in n:
+        if j not in came and not _is_piece(new[j]) and new[j].kind in ("rule", "subrule"):
+            added[new[j].parent].append(j)
+    (old_words, old_idf, _), (new_words, new_idf, _) = map(rule_words, both)
+    out = []
+    for parent in sorted(ended):
+        if len(ended[parent]) * len(added.get(parent, ())) > SECTION_PAIRS:
+            continue  # the section was rewritten, not a rule of it: pairs by shared words say little
+        pairs = []
+        for i in ended[parent]:
+            for j in added.get(parent, ()):
+                share = _each_keeps(old_words.get(i, frozenset()), new_words.get(j, frozenset()), old_idf, new_idf)
+                if share >= GAP_SHARE and allowed(i, j):
+                    pairs.append((-share, i, j))
+        taken = set()
+        for _, i, j in sorted(pairs):
+            if i not in taken and j not in taken:
+                taken |= {i, j}
+                out.append(Match(i, j, round(fuzz.ratio(score_form(_text(old[i])), score_form(_text(new[j]))), 1),
+                                 "traced", True))
+    return out
+
+
+def _gaps(old, new, o, n, found, extra, both, allowed) -> list[Match]:
+    """A rule rewritten between the same two neighbours: the rules before and after an ended rule
+    went to two rules with exactly one added rule between them (110.5a -> 111.2 of 2020, a token's
+    owner, under 110.5 -> 111.1). The place says it is the same rule, as a line of a diff between
+    two unchanged lines; its words need only confirm it (a fair share of each rule's own words is in
+    the other: a rule replaced by one on another subject keeps too few)."""
+    went = {m.old: m.new for m in found}
+    came = set(went.values()) | {m.new for m in extra}
+    ended = {m.old for m in extra}
+    at = {j: q for q, j in enumerate(n)}
+    (old_words, old_idf, _), (new_words, new_idf, _) = map(rule_words, both)
+    out = []
+    for p in range(1, len(o) - 1):
+        i, before, after = o[p], went.get(o[p - 1]), went.get(o[p + 1])
+        if i in went or i in ended or before is None or after is None or at[after] - at[before] != 2:
+            continue
+        j = n[at[before] + 1]
+        if j in came or _is_piece(old[i]) or _is_piece(new[j]) or not allowed(i, j) \
+                or {old[i].kind, new[j].kind} - {"rule", "subrule"}:
+            continue
+        if _each_keeps(old_words.get(i, frozenset()), new_words.get(j, frozenset()), old_idf, new_idf) >= GAP_SHARE:
+            out.append(Match(i, j, round(fuzz.ratio(score_form(_text(old[i])), score_form(_text(new[j]))), 1),
+                             "traced", True))
+    return out
+
+
+def _placed(old, new, o, n, found, extra, both, allowed) -> list[Match]:
+    """A rule rewritten at its place: an ended rule and an added rule at the same position (the same
+    number, or the same letter under the rule its parent became: deathtouch 502.63a -> 702.2a) that
+    speak of the same thing (a word of their section's title in both, or a word rare in the edition:
+    what names the subject; never two rules each naming what the other lacks) are one rule, modified.
+    The place is evidence the words alone cannot give; stock wording ("the active player gets
+    priority", "subtypes") is not a subject."""
+    went = {m.old for m in found} | {m.old for m in extra}
+    came = {m.new for m in found} | {m.new for m in extra}
+    ended = [i for i in o if i not in went and old[i].kind in ("rule", "subrule") and not _is_piece(old[i])]
+    added = {new[j].rule_id: j for j in n if j not in came and new[j].kind in ("rule", "subrule")}
+    if not ended or not added:
+        return []
+    parent_went = _parent_map(old, new, found)
+    titles = _title_words(new)
+    uo, un = both
+    old_words, old_idf, _ = rule_words(uo)
+    new_words, new_idf, _ = rule_words(un)
+
+    def alike(i: int, j: int) -> bool:  # the smaller rule's own words (by rarity) are mostly in the other
+        a, b = old_words.get(i, frozenset()), new_words.get(j, frozenset())
+        shared = a & b
+        return max(_share(shared, a, old_idf), _share(shared, b, new_idf)) >= PLACED_SHARE
+    out = []
+    for i in ended:
+        r = old[i]
+        target = parent_went.get(r.parent)
+        candidates = [r.rule_id] + ([target + r.rule_id[len(r.parent):]]
+                                    if target and r.rule_id.startswith(r.parent) else [])
+        j = next((added[c] for c in candidates if c in added), None)
+        if j is None or not allowed(i, j) or not alike(i, j) or \
+                not _same_subject(uo.get(i, ()), un.get(j, ()), titles.get(new[j].parent, frozenset())):
+            continue
+        out.append(Match(i, j, round(fuzz.ratio(score_form(_text(r)), score_form(_text(new[j]))), 1), "traced", True))
+        del added[new[j].rule_id]
+    return out
+
+
+def _each_keeps(a: frozenset[str], b: frozenset[str], idf_a, idf_b) -> float:
+    """How much of each rule's own words (by rarity) the other holds: the smaller of the two shares."""
+    return min(_share(a & b, a, idf_a), _share(a & b, b, idf_b))
+
+
+def _share(shared, words, idf) -> float:
+    total = sum(idf.get(w, 0.0) for w in sorted(words))
+    return sum(idf.get(w, 0.0) for w in sorted(shared)) / total if total else 0.0
+
+
+def _parent_map(old, new, found) -> dict[str, str]:
+    """old parent -> the new parent most of its matched rules went under; a parent none of whose
+    rules matched goes to the new heading of the same title, when there is exactly one."""
+    went = defaultdict(Counter)
+    for m in found:
+        went[old[m.old].parent][new[m.new].parent] += 1
+    out = {p: c.most_common(1)[0][0] for p, c in went.items()}
+    titles = defaultdict(list)
+    for r in new:
+        if r.kind in HEADINGS or (r.title and not r.text):
+            titles[score_form(r.title)].append(r.rule_id)
+    for r in old:
+        if (r.kind in HEADINGS or (r.title and not r.text)) and r.rule_id not in out:
+            same = titles.get(score_form(r.title), [])
+            if len(same) == 1:
+                out[r.rule_id] = same[0]
+    return out
+
+
+def _same_subject(a, b, subject: frozenset[str]) -> bool:
+    """Two rules' sentences (Units) speak of the same thing: they share a word of the section's title
+    or a word rare in the edition, and neither names something the other lacks."""
+    a, b = ([u for u in x if u.part != "example"] for x in (a, b))  # the rule's text, not its examples
+    words_a, words_b = (frozenset().union(*(u.words for u in x)) if x else frozenset() for x in (a, b))
+    rare_a, rare_b = (frozenset().union(*(u.rare for u in x)) if x else frozenset() for x in (a, b))
+    if (rare_a - words_b) and (rare_b - words_a):
+        return False  # each names something the other does not: two rules
+    shared = words_a & words_b
+    return bool(shared & (subject | rare_a | rare_b))
+
+
+def _reworded(old, new, o, n, found, extra, both, home, allowed) -> tuple[list[Match], list[Match]]:
+    """What is still unexplained after tracing: rules rewritten beyond their characters and
+    sentences, or absorbed into another rule under new wording, found by their rare words."""
+    went = {m.old for m in found} | {m.old for m in extra}
+    ended = [i for i in o if i not in went and not _is_piece(old[i])]
+    if not ended:
+        return [], []
+    continuing = {m.new: None for m in extra if m.method == "split"} | {m.new: m.old for m in found}
+    ended = [i for i in ended if old[i].kind in ("rule", "subrule")]  # rulings are not rule text
+    free = [j for j in n if not _is_piece(new[j]) and new[j].kind in ("rule", "subrule")]
+    went = {m.old: m.new for m in found}
+
+    def placed(i: int, j: int) -> bool:  # at its number, or next to where a neighbour went (201.2c -> 201.2b)
+        return old[i].rule_id == new[j].rule_id or went.get(i - 1) == j - 1 or went.get(i + 1) == j + 1
+    continued, merges = reworded(old, new, ended, free, both, continuing, home, placed)
+    return ([Match(i, j, share, "traced", True) for i, j, share in continued if allowed(i, j)],
+            [Match(i, j, share, "merge", True) for i, j, share in merges if allowed(i, j)])
+
+
+def _pieces(old, new, o, n, found, forbid) -> list[Match]:
+    """A record that is only a piece of its rule (a copy that starts mid-rule, a file cut short, an
+    example with no text before it) is matched by containment in the record of the same number."""
+    taken_old, taken_new = {m.old for m in found}, {m.new for m in found}
+    rest_o = [i for i in o if i not in taken_old]
+    rest_n = [j for j in n if j not in taken_new]
+    new_by_id = defaultdict(list)
+    for j in rest_n:
+        new_by_id[new[j].rule_id].append(j)
+    out = []
+    for i in rest_o:
+        for j in new_by_id.get(old[i].rule_id, ()):
+            a, b = old[i], new[j]
+            if not (_is_piece(a) or _is_piece(b)) or j in taken_new or (a.rule_id, b.rule_id) in forbid:
+                continue
+            score = fuzz.partial_ratio(score_form(_full(a)), score_form(_full(b)))
+            if score >= PIECE_SAME_ID:
+                out.append(Match(i, j, round(score, 1), "fuzzy", True))
+                taken_new.add(j)
+                break
+    return out
+
+
+def _rewritten(old, new, o, n, found, forbid) -> list[Match]:
+    """A rule rewritten under its own number: its words changed too much for the fuzzy match, but
+    it keeps an example word for word, or it sits between the same neighbours and its words are
+    still somewhat alike (903.5c of 2013 states the color identity rule the other way round)."""
+    went = {m.old: m.new for m in found}
+    taken = set(went.values())
+    new_by_id = {new[j].rule_id: j for j in n if j not in taken and not _is_piece(new[j])}
+    out = []
+    for i in o:
+        j = new_by_id.get(old[i].rule_id)
+        if i in went or j is None or (old[i].rule_id, new[j].rule_id) in forbid or _is_piece(old[i]):
+            continue
+        same_example = bool(set(old[i].examples) & set(new[j].examples))
+        in_place = went.get(i - 1) == j - 1 or went.get(i + 1) == j + 1
+        score = fuzz.ratio(score_form(_text(old[i])), score_form(_text(new[j])))
+        if same_example or (in_place and score >= REWRITTEN):
+            out.append(Match(i, j, round(score, 1), "fuzzy", True))
+            del new_by_id[new[j].rule_id]
+    return out

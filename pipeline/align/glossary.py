@@ -1,0 +1,178 @@
+"""Glossary terms match by name and definition together (renamed, reworded, (Obsolete)); and text moved
+from a glossary entry into the numbered rules is a split piece of that entry."""
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import replace
+
+import numpy as np
+from rapidfuzz import fuzz, process
+
+from pipeline.ingest.clean import compare_form
+from pipeline.patterns import TERMINOLOGY
+from pipeline.records import Match
+from pipeline.align.trace import alike, unexplained, units
+from pipeline.align.scoring import (ACCEPT, FROM_GLOSSARY, GLOSSARY_DEFINITION, GLOSSARY_RENAMED, NAME_DEFINITION,
+                                    NAME_SAME_STEMS, REVIEW, score_form, _assign, _bound)
+from pipeline.align.exact import ONE_TO_ONE, _group, _is_piece
+
+
+def _from_glossary(old, new, matches) -> list[Match]:
+    """Text moved from the glossary into the numbered rules ("Event" -> 700.1 and "Exchange" ->
+    701.8a-f in July 2009, the entries cut down to "See rule ..."): an added rule at least half of
+    whose text (by weight) is text one glossary entry lost is a split piece of that entry."""
+    went = {m.old: m.new for m in matches if m.old is not None and m.new is not None and m.method in ONE_TO_ONE}
+    pieces = {m.new for m in matches if m.method in ("split", "resembles")}
+    added = [m.new for m in matches if m.old is None and _group(new[m.new]) == "body" and m.new not in pieces
+             and new[m.new].kind in ("rule", "subrule") and not _is_piece(new[m.new])]
+    terms = [i for i, r in enumerate(old) if r.kind == "glossary"]
+    if not added or not terms:
+        return []
+    before = units(old, terms, score_form)
+    after = units(new, sorted({went[i] for i in terms if i in went}), score_form)
+    lost = [u for i in terms for u in unexplained(before.get(i, []), after.get(went.get(i), []))]
+    index = defaultdict(list)
+    for k, u in enumerate(lost):
+        for w in u.words:
+            index[w].append(k)
+    out = []
+    for j, mine in units(new, added, score_form).items():
+        total, got = sum(u.weight for u in mine), Counter()
+        for u in mine:
+            near = Counter(k for w in u.words for k in index.get(w, ()))
+            source = next((lost[k].rule for k, c in near.most_common() if c >= 2 and alike(u, lost[k])), None)
+            if source is not None:
+                got[source] += u.weight
+        if got and total:
+            i, weight_got = max(sorted(got.items()), key=lambda kv: kv[1])
+            if weight_got / total >= FROM_GLOSSARY:
+                out.append(Match(i, j, round(100 * weight_got / total, 1), "split", weight_got / total < 0.6))
+    return out
+
+
+GLOSSARY_SUFFIX = re.compile(r"\s*\((?:obsolete|informal)\)\s*$")
+
+
+def _align_glossary(old, new, o, n) -> list[Match]:
+    """Terms match by name; then a renamed term by its definition ("Tribal" -> "Kindred", though
+    the old name lives on as the pointer "Tribal (Obsolete)"); then a term that only became
+    "(Obsolete)" or "(Informal)" keeps its lineage; then name and definition together."""
+    found = _same_key(old, new, o, n, [], _name, "same")
+    for strong in (GLOSSARY_RENAMED, GLOSSARY_DEFINITION):
+        rest, free = _unmatched(o, n, found)
+        if rest and free:
+            _bound((old, new), len(rest), len(free), "glossary terms")
+            defs = process.cdist([score_form(old[i].compare) for i in rest], [score_form(new[j].compare) for j in free],
+                                 scorer=fuzz.ratio, dtype=np.float32, workers=-1)
+            names = process.cdist([term_key(old[i].rule_id) for i in rest], [term_key(new[j].rule_id) for j in free],
+                                  scorer=fuzz.ratio, dtype=np.float32, workers=-1)
+            total = 0.7 * defs + 0.3 * names
+            eligible = (defs >= strong) & (total >= ACCEPT)
+            found += [replace(m, method="renamed")
+                      for m in _assign(rest, free, np.where(eligible, total, 0.0), eligible)]
+        if strong == GLOSSARY_RENAMED:  # "Damage Assignment Order" -> "Damage Assignment Order (Obsolete)"
+            found = _same_key(old, new, o, n, found, term_key, "renamed")
+            found = _same_key(old, new, o, n, found, _loose_key, "renamed")  # "State Triggers" -> "State Trigger"
+    found += _name_extended(old, new, o, n, found)
+    return found + _name_reworded(old, new, o, n, found)
+
+
+def _loose_key(name: str) -> str:
+    """Quotes, punctuation and plural endings aside: '"As Though"' is As Though, Turn Markers is Turn Marker."""
+    return " ".join(w.rstrip("s") for w in re.findall(r"[a-z0-9]+", term_key(name)))
+
+
+def _name_extended(old, new, o, n, found) -> list[Match]:
+    """A term whose name grew or shrank by whole words ("Unblocked" -> "Unblocked Creature",
+    "Respond, Response" -> "Respond"), when that pairing is the only one either side allows."""
+    rest, free = _unmatched(o, n, found)
+    words_o = {i: _loose_key(old[i].rule_id).split() for i in rest}
+    words_n = {j: _loose_key(new[j].rule_id).split() for j in free}
+    pairs = [(i, j) for i in rest for j in free if words_o[i] and words_n[j]
+             and min(len(words_o[i]), len(words_n[j])) * 2 >= 2 and _prefix(words_o[i], words_n[j])]
+    count_o, count_n = Counter(i for i, _ in pairs), Counter(j for _, j in pairs)
+    return [Match(i, j, round(fuzz.ratio(old[i].compare, new[j].compare), 1), "renamed", True)
+            for i, j in pairs if count_o[i] == 1 and count_n[j] == 1]
+
+
+NAME_STOP = frozenset("a an the of from to on in into".split())
+
+
+def _stems(name: str) -> frozenset[str]:
+    """A name's words, endings aside: Ending/End, Flipping/Flip, Removed/Remove."""
+    words = re.findall(r"[a-z]+", term_key(name))
+    return frozenset(w for w in (re.sub(r"(?:ing|ed|s|y)$", "", w) for w in words if w not in NAME_STOP) if w)
+
+
+def _common(a: frozenset[str], b: frozenset[str]) -> int:
+    """Words of `a` with a counterpart in `b`, one the start of the other (Control/Controll,
+    Depend/Dependenc; not Attack/Attach)."""
+    return sum(any(x.startswith(y) or y.startswith(x) for y in b) for x in a)
+
+
+def _name_reworded(old, new, o, n, found) -> list[Match]:
+    """A term whose name was reworded (End of Turn Step -> End Step, Flip a Coin -> Flipping a Coin,
+    State-Based Effects -> State-Based Actions): half the words of the two names in common,
+    definitions alike in words, and each the other's best such pairing."""
+    rest, free = _unmatched(o, n, found)
+    stems_n = {j: _stems(new[j].rule_id) for j in free}
+    scores = {}
+    for i in rest:
+        a = _stems(old[i].rule_id)
+        for j in free:
+            b = stems_n[j]
+            common = _common(a, b)
+            if a and b and 2 * common >= len(a) + len(b) - common:
+                words = fuzz.token_set_ratio(score_form(old[i].compare), score_form(new[j].compare))
+                same = common == len(a) == len(b)
+                if words >= (NAME_SAME_STEMS if same else NAME_DEFINITION):
+                    scores[(i, j)] = (common / (len(a) + len(b) - common), words)
+    best_o, best_n = {}, {}
+    for (i, j), score in scores.items():
+        if score > scores.get((i, best_o.get(i)), (0, 0)):
+            best_o[i] = j
+        if score > scores.get((best_n.get(j), j), (0, 0)):
+            best_n[j] = i
+    return [Match(i, j, round(fuzz.ratio(old[i].compare, new[j].compare), 1), "renamed", True)
+            for i, j in sorted(best_o.items()) if best_n.get(j) == i]
+
+
+def _prefix(a: list[str], b: list[str]) -> bool:
+    short, long = sorted((a, b), key=len)
+    return len(short) < len(long) and long[:len(short)] == short
+
+
+def _unmatched(o, n, found) -> tuple[list[int], list[int]]:
+    taken_old, taken_new = {m.old for m in found}, {m.new for m in found}
+    return [i for i in o if i not in taken_old], [j for j in n if j not in taken_new]
+
+
+def _same_key(old, new, o, n, found, key, method) -> list[Match]:
+    rest, free = _unmatched(o, n, found)
+    by_key = defaultdict(list)
+    for j in free:
+        by_key[key(new[j].rule_id)].append(j)
+    found = list(found)
+    for i in rest:
+        same = by_key.get(key(old[i].rule_id))
+        if same:
+            j = same.pop(0)
+            score = 100.0 if old[i].compare == new[j].compare else round(fuzz.ratio(old[i].compare, new[j].compare), 1)
+            found.append(Match(i, j, score, method, method != "same" and score < REVIEW))
+    return found
+
+
+_NAME_TERMS = tuple((a, b) for a, b in TERMINOLOGY if not a.startswith("play"))  # "Play" is still a term
+_NAME_TERM_RE = re.compile(r"\b(?:" + "|".join(re.escape(a) for a, _ in _NAME_TERMS) + r")\b")
+
+
+def _name(term: str) -> str:
+    """A term's name for matching: case, quotes and wholesale renamings ("Leaves Play") do not count."""
+    text = compare_form(term).lower().replace("?", "")
+    return _NAME_TERM_RE.sub(lambda m: dict(_NAME_TERMS)[m.group()], text).strip()
+
+
+def term_key(name: str) -> str:
+    """The name without the (Obsolete)/(Informal) tags."""
+    return GLOSSARY_SUFFIX.sub("", _name(name)).strip()
