@@ -2,7 +2,7 @@
 and where each of those rules went; rendered escaped."""
 from pipeline.report import build as report
 from pipeline.report import rulepages
-from pipeline.query.cite import Remapper
+from pipeline.publish.remap import Remapper
 
 E = ("2001-01-01", "2002-01-01", "2003-01-01", "2004-01-01")
 RULES = [  # (edition, number, kind, lineage)

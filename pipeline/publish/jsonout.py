@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 from pipeline import registry
-from pipeline.query.cite import UNNUMBERED, Remapper
+from pipeline.publish.remap import UNNUMBERED, Remapper
 from pipeline.records import Edition, Rule, edition_status, rule_key
 from pipeline.ruleid import sort_key
 from pipeline.atomic import write_atomic

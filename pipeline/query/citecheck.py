@@ -9,7 +9,7 @@ that edition, and the number named different rules in others), `range` (a range 
 A rule still under its number is current, even when its wording changed since.
 
 The look-up is one compact map, `Fates`: each (number, edition) is decided once and remembered, from the
-indexes `cite.Remapper` builds once. The citation grammar is `patterns.CITE` (the one `cite` uses).
+indexes `publish.remap.Remapper` builds once. The citation grammar is `patterns.CITE` (the one `cite` uses).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline import lookup, registry
-from pipeline.query.cite import Remapper
+from pipeline.publish.remap import Remapper
 from pipeline.patterns import CITE, CITED_NUMBER_ONLY
 from pipeline.ruleid import expand_range
 

@@ -24,7 +24,7 @@ from pipeline import registry
 from pipeline.query import cite
 from pipeline.report import feed
 from pipeline.publish import jsonout
-from pipeline.publish import load
+from pipeline.publish import load, remap
 from pipeline.report import pagekeys
 from pipeline.publish import transaction as publish
 from pipeline.report import editionpages as reader
@@ -108,7 +108,7 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     _pair_pages(page, put, steps, rules, by_step, digests)
     put("feed.xml", feed.render(editions, steps, by_step, pair_file, reader.change_anchor))
     complete = [e["edition"] for e in editions if e["status"] == "complete"]
-    remapper = cite.from_tables(rules, data["changes"], data["editions"])  # commentary shows the numbers now
+    remapper = remap.from_tables(rules, data["changes"], data["editions"])  # commentary shows the numbers now
     lineages = _lineage_inputs(rules, data["changes"], data["citations"], complete[-1] if complete else "",
                                lambda lineage, edition: cite.now(remapper, lineage, edition), data["observations"],
                                {e["edition"] for e in editions if e["status"] == "fragment"})
@@ -204,7 +204,7 @@ def _reader_pages(page, put, grouped: dict[str, list[dict]], digests: dict[str, 
 def _number_pages(page, put, grouped: dict[str, list[dict]], remapper) -> None:
     """A page per rule number that ever existed (rulepages), keyed by all it shows."""
     words = {(r["edition"], r["rule_id"]): r["text"] or r["title"] for records in grouped.values() for r in records
-             if r["kind"] not in cite.UNNUMBERED}
+             if r["kind"] not in remap.UNNUMBERED}
     for rule in rulepages.pages(remapper, lambda edition, number: words.get((edition, number), "")):
         name = f"rules/{rule['number']}.html"
         if not put.skip(name, pagekeys.key(name, rule)):

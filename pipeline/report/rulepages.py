@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from pipeline import registry
-from pipeline.query.cite import Remapper
+from pipeline.publish.remap import Remapper
 
 SAFE = re.compile(r"[0-9A-Za-z][0-9A-Za-z.\-]*")  # a number that can be a file name as it is (all real ones)
 
