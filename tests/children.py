@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CHILD_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+CHILD_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests"),
+                                                    *filter(None, [os.environ.get("PYTHONPATH")])])}
 
 
 def run_bounded(args: list[str], deadline: float, stdout, stderr, preexec_fn=None) -> tuple[int, int] | None:

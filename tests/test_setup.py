@@ -42,7 +42,7 @@ def test_skipped_archive_tests_are_announced(tmp_path):
     env = {**os.environ, "CR_ARCHIVE": str(tmp_path / "none")}
     env.pop("CI", None)
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          "tests/test_ingest_robust.py", "-k", "several_editions"],
+                          "tests/ingest/test_ingest_robust.py", "-k", "several_editions"],
                          cwd=ROOT, env=env, capture_output=True, text=True)
     assert "1 skipped" in out.stdout
     assert (f"NOTE: 1 tests SKIPPED: they need the twelve official editions, not at {tmp_path / 'none'}. "

@@ -116,7 +116,7 @@ def align_in_child(count: int, reworded: float = 1.0, limit: int = MEMORY_LIMIT,
     def limited():
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     done = subprocess.run([sys.executable, "-c", CHILD, str(HERE), str(count), str(reworded)], capture_output=True,
-                          text=True, timeout=timeout, preexec_fn=limited, cwd=HERE.parent)
+                          text=True, timeout=timeout, preexec_fn=limited, cwd=HERE.parent.parent)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.splitlines()[-1])
 

@@ -14,7 +14,7 @@ from pipeline.query.citecheck import Finding
 from pipeline.cli.main import main
 from test_cite import A, C, processed  # noqa: F401 (a fixture)
 
-SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif-2.1.0-subset.schema.json"
+SARIF_SCHEMA = Path(__file__).parent.parent / "data" / "sarif-2.1.0-subset.schema.json"
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ regexes into cubic backtracking, a .doc's sector chain that loops or piece table
 Each must be refused in well under 10 s and 1 GB with one line that names the file and the reason.
 The inputs are built here, in code (.doc files by tests/wordfile.py): no committed binaries.
 
-Each file is ingested in a child process (`python tests/test_hostile_containers.py FOLDER`): its peak
+Each file is ingested in a child process (`python tests/ingest/test_hostile_containers.py FOLDER`): its peak
 memory is its own or its children's (os.wait4's ru_maxrss: PDFium runs in a grandchild); the child's
 address space is capped at AS_LIMIT so a regression fails instead of swapping, and a child still
 running at HARD_LIMIT is killed. The readers are also fuzzed with mutated real editions."""

@@ -3,7 +3,7 @@ regex that backtracks, a nested structure walked again and again, a lookup acros
 must be read and segmented in under 10 s and 1 GB, with a correct result or a one-line rejection that
 names the file and the reason. The inputs are built here, in code: no committed binaries.
 
-Each attack runs in a child process (`python tests/test_hostile_text.py FOLDER`): its peak memory
+Each attack runs in a child process (`python tests/ingest/test_hostile_text.py FOLDER`): its peak memory
 is the child's own (VmHWM, see own_peak), and a stage that runs away is killed at HARD_LIMIT, so the
 test fails rather than hangs. The rewritten patterns are checked against the ones they replace, which
 are kept here as the definition of what they must match."""

@@ -10,7 +10,7 @@ from devtools.cli import main
 from pipeline.errors import PipelineError
 from conftest import ARCHIVE, needs_archive
 
-CASES = Path(__file__).parent / "data" / "accuracy.csv"
+CASES = Path(__file__).parent.parent / "data" / "accuracy.csv"
 
 
 @pytest.fixture(scope="module")
