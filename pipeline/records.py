@@ -181,6 +181,60 @@ class RuleChange:
     note: str = ""  # what a person should know: "renamed from Leaves Play", "resembles 702.51 (template)"
 
 
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A file the run could not use, and why. Written to sources.csv; the run goes on."""
+
+    path: Path
+    reason: str
+    sha256: str = ""
+    n_bytes: int = 0
+    source_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Ingested:
+    """What ingest gives segment: the cleaned sources and the files it could not use."""
+
+    docs: list[CleanDoc] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """What the alignment makes of the editions (pipeline/align/lineage.py builds it)."""
+
+    changes: list[RuleChange] = field(default_factory=list)
+    lineage: dict[tuple, str] = field(default_factory=dict)  # rule_key -> lineage id
+    last_changed: dict[tuple, str] = field(default_factory=dict)  # rule_key -> edition of last wording change
+    chain: list[str] = field(default_factory=list)  # editions in the order they were walked
+    observations: list[dict] = field(default_factory=list)  # what each copy's record shows of its edition
+
+
+@dataclass(frozen=True, slots=True)
+class Aligned:
+    """What the export needs of the alignment: the history (changes, lineage ids, last changes),
+    the renumbering runs, the lineages that commentary citations point to and what copies observe."""
+
+    changes: list[RuleChange]
+    lineage: dict[tuple, str]
+    last_changed: dict[tuple, str]
+    renumberings: list[dict]
+    cited: dict[tuple, tuple]
+    observations: list[dict] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What export wrote of a run's records (pipeline/publish/load.py reads it): the rules, where each
+    sits in the history (by rule_key), and every change."""
+
+    rules: list[Rule] = field(default_factory=list)
+    lineage: dict[tuple, str] = field(default_factory=dict)  # rule_key -> lineage id
+    last_changed: dict[tuple, str] = field(default_factory=dict)  # rule_key -> edition
+    changes: list[RuleChange] = field(default_factory=list)
+
+
 class Analysis(NamedTuple):
     """What segmentation needs from one paragraph, as character offsets into its text (spaCy's
     analysis in pipeline/segment/nlp.py; identify's plain-line reading in pipeline/segment/fragment.py)."""

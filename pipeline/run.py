@@ -28,9 +28,9 @@ from pipeline.errors import PipelineError
 from pipeline.ingest.lockfile import LOCK_NAME
 from pipeline.query.identify import resolve_auto
 from pipeline.align.overrides import read_overrides
-from pipeline.ingest.discover import Ingested, discover, ingest
+from pipeline.ingest.discover import discover, ingest
 from pipeline.atomic import write_atomic
-from pipeline.records import Edition, Rule
+from pipeline.records import Aligned, Edition, Ingested, Rule
 
 CACHE_FILE = ".cache/cache.sqlite"
 
@@ -40,7 +40,7 @@ class Result:
     ingested: Ingested
     rules: list[Rule] = field(default_factory=list)
     editions: list[Edition] = field(default_factory=list)
-    history: object = None  # pipeline.align.lineage.History, when this process aligned
+    history: object = None  # pipeline.records.History, when this process aligned
     sources_frame: object = None
     discards_frame: object = None
     seconds: dict[str, float] = field(default_factory=dict)
@@ -184,7 +184,7 @@ def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
     for doc in _bar(quiet, "segment")(docs):
         rules += segment(doc, cache)
     rules, docs = resolve_auto(rules, docs)  # manifest entries with edition = "auto"
-    result.ingested.docs = docs
+    result.ingested = replace(result.ingested, docs=docs)
     cache.save()
     result.warnings += cache.warnings
     result.rules = merge(rules, docs)
@@ -195,7 +195,7 @@ def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
 
 
 @_collector_paused()
-def _align(result: Result, overrides, cache_file: Path | None, quiet: bool) -> stored.Aligned:
+def _align(result: Result, overrides, cache_file: Path | None, quiet: bool) -> Aligned:
     from pipeline.align import lineage
     start = time.perf_counter()
     pairs = Cache(cache_file, "pairs", code_hash("pipeline.align.lineage", ("rapidfuzz", "scipy")))
@@ -205,8 +205,8 @@ def _align(result: Result, overrides, cache_file: Path | None, quiet: bool) -> s
     pairs.close()
     result.warnings += pairs.warnings
     result.history = history
-    aligned = stored.Aligned(history.changes, history.lineage, history.last_changed,
-                             lineage.cascades(history.changes), cited, history.observations)
+    aligned = Aligned(changes=history.changes, lineage=history.lineage, last_changed=history.last_changed,
+                      renumberings=lineage.cascades(history.changes), cited=cited, observations=history.observations)
     result.seconds["align"] = time.perf_counter() - start
     return aligned
 
@@ -341,7 +341,7 @@ def run_all(raw: Path, corpora: list[Path], processed: Path, reports: Path | Non
         # The datasets are written; the reports read them back. Free what they do not need.
         result.records = len(result.rules)
         result.rules, result.history = [], None
-        result.ingested.docs = [replace(d, paragraphs=()) for d in result.ingested.docs]
+        result.ingested = replace(result.ingested, docs=[replace(d, paragraphs=()) for d in result.ingested.docs])
         if reports is not None:
             start = time.perf_counter()
             from pipeline.report import build as report

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import fields
 from operator import attrgetter
 
 import numpy as np
@@ -21,7 +21,7 @@ from pipeline.segment.edition import Edition
 from pipeline.align.overrides import Overrides
 from pipeline.patterns import SUBRULE_LETTERS as L
 from pipeline.cache import Damaged
-from pipeline.records import Match, Rule, RuleChange, rule_key
+from pipeline.records import History, Match, Rule, RuleChange, rule_key
 
 PRIMARY = ("same", "moved", "fuzzy", "override", "traced", "renamed")
 
@@ -31,15 +31,6 @@ def mint(r: Rule) -> str:
     middle = "g:" if r.kind == "glossary" else ""
     suffix = f"#{r.occurrence}" if r.occurrence > 1 else ""
     return f"{r.edition}:{middle}{r.rule_id}{suffix}"
-
-
-@dataclass
-class History:
-    changes: list[RuleChange] = field(default_factory=list)
-    lineage: dict[tuple, str] = field(default_factory=dict)  # rule_key -> lineage id
-    last_changed: dict[tuple, str] = field(default_factory=dict)  # rule_key -> edition of last wording change
-    chain: list[str] = field(default_factory=list)  # editions in the order they were walked
-    observations: list[dict] = field(default_factory=list)  # what each copy's record shows of its edition
 
 
 def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Overrides(),
@@ -141,7 +132,7 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
             rows += [RuleChange(r.edition, edition, lin, r.rule_id, "", r.kind, "not_covered", False, 0.0, False,
                                 "unmatched") for lin, r in new_known]
         new_known += [(lineage_of_new[j], r) for j, r in enumerate(records)]
-    history.changes += rows
+    history.changes.extend(rows)  # History is frozen: its lists grow in place
     return new_known
 
 

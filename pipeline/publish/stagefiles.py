@@ -22,8 +22,7 @@ from pipeline.publish import export
 from pipeline.publish import load
 from pipeline.publish import transaction as publish
 from pipeline.errors import PipelineError
-from pipeline.ingest.discover import Ingested, Rejection
-from pipeline.records import CleanDoc, Discard, Edition, Paragraph, Rule, RuleChange, SourceDoc
+from pipeline.records import Aligned, CleanDoc, Discard, Edition, Ingested, Paragraph, Rejection, Rule, SourceDoc
 from pipeline.atomic import write_atomic
 
 FOLDER = ".stages"
@@ -92,16 +91,6 @@ def load_segmented(processed: Path) -> tuple[list[Rule], list[Edition]]:
 
 
 # align
-
-class Aligned:
-    """What the export needs of the alignment: the history (changes, lineage ids, last changes),
-    the renumbering runs, the lineages that commentary citations point to and what copies observe."""
-
-    def __init__(self, changes: list[RuleChange], lineage: dict, last_changed: dict, renumberings: list[dict],
-                 cited: dict, observations: list[dict] = ()):
-        self.changes, self.lineage, self.last_changed = changes, lineage, last_changed
-        self.renumberings, self.cited, self.observations = renumberings, cited, list(observations)
-
 
 def save_aligned(folder: Path, aligned: Aligned) -> None:
     frame = export.change_rows(aligned)
