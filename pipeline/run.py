@@ -8,7 +8,6 @@ import gc
 import hashlib
 import json
 import os
-from importlib import metadata
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -27,6 +26,7 @@ from pipeline.publish.database import Database
 from pipeline.errors import PipelineError
 from pipeline.ingest.lockfile import LOCK_NAME
 from pipeline.query.identify import resolve_auto
+from pipeline.report.pagekeys import TEMPLATES
 from pipeline.align.overrides import read_overrides
 from pipeline.ingest.discover import discover, ingest
 from pipeline.atomic import write_atomic
@@ -276,19 +276,17 @@ def _write_sources(result: Result, processed: Path, records: Counter | None = No
 
 
 RUN_STAMP = publish.RUN_STAMP
+LIBRARIES = ("spacy", "rapidfuzz", "scipy", "pandas", "jinja2", "lingua-language-detector")  # shape the results
 
 
 def inputs_fingerprint(raw: Path, corpora: list[Path]) -> str:
     """What the datasets depend on: every input file's bytes, the manifest and overrides, the
-    pipeline's own code and templates, and the versions of the libraries that shape the results."""
-    digest = hashlib.sha256()
-    for package in ("spacy", "rapidfuzz", "scipy", "pandas", "jinja2", "lingua-language-detector"):
-        digest.update(f"{package}={metadata.version(package)}".encode())
+    code the run imports with the report's templates, and the versions of the libraries that shape the results."""
+    digest = hashlib.sha256(code_hash("pipeline.run", LIBRARIES, (TEMPLATES,)).encode())
     files, _ = discover(raw, corpora)
     extra = [raw / name for name in ("manifest.toml", "overrides.toml") if (raw / name).exists()]
     extra += [c / LOCK_NAME for c in corpora if (c / LOCK_NAME).exists()]  # the URLs in sources.csv
-    code = sorted(p for p in Path(__file__).parent.rglob("*") if p.suffix in (".py", ".html", ".css", ".js"))
-    for path in [p for p, _ in files] + extra + code:
+    for path in [p for p, _ in files] + extra:
         try:
             content = hashlib.sha256(path.read_bytes()).digest()
         except OSError as e:  # unreadable: ingest rejects it; the error still changes the fingerprint
