@@ -19,7 +19,7 @@ from importlib import metadata
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).parent
-FILE_NAME = "cache.sqlite"
+CACHE_FILE = ".cache/cache.sqlite"  # a run's cache in its processed folder: run, its stages and compare share it
 
 
 def content_key(path: Path) -> str:

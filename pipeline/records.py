@@ -11,9 +11,13 @@ Change = Literal["unchanged", "cosmetic", "reference", "modified", "renamed", "a
 Method = Literal["same", "moved", "fuzzy", "override", "traced", "renamed", "split", "merge", "resembles",
                  "unmatched"]
 KINDS, CHANGES, METHODS = get_args(Kind), get_args(Change), get_args(Method)
+HEADINGS = ("part", "chapter", "section")  # the kinds that head other rules
 
 # Source kinds a manifest may declare ("official" needs no entry: it is recognised by content).
 SOURCE_KINDS = ("official rules", "rulings page", "commentary", "copy")
+# Languages of the sites people copy rules from: what a manifest may declare, and what the copy adapter
+# tells apart (a short, fixed set keeps detection fast and sure).
+COPY_LANGUAGES = ("EN", "RU", "UK", "DE", "FR", "ES", "IT", "PT", "PL", "NL", "CS", "JA", "ZH", "KO")
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from pipeline.publish import export
 from pipeline.publish import jsonout
 from pipeline.publish import transaction as publish
 from pipeline.publish import stagefiles as stored
-from pipeline.cache import Cache, code_hash
+from pipeline.cache import CACHE_FILE, Cache, code_hash
 from pipeline.publish.database import Database
 from pipeline.errors import PipelineError
 from pipeline.ingest.lockfile import LOCK_NAME
@@ -31,8 +31,6 @@ from pipeline.align.overrides import read_overrides
 from pipeline.ingest.discover import discover, ingest
 from pipeline.atomic import write_atomic
 from pipeline.records import Aligned, Edition, Ingested, Rule
-
-CACHE_FILE = ".cache/cache.sqlite"
 
 
 @dataclass
@@ -49,7 +47,8 @@ class Result:
     warnings: list[str] = field(default_factory=list)  # about the run itself (a damaged cache)
 
 
-def _bar(quiet: bool, desc: str, unit: str = "file"):
+def progress_bar(quiet: bool, desc: str, unit: str = "file"):
+    """A stage's progress over its items (on stderr, gone when done; none with `quiet`): the CLI's too."""
     return lambda items: tqdm(items, desc=desc, unit=unit, disable=quiet, leave=False)
 
 
@@ -123,7 +122,7 @@ def run_report(processed: Path, reports: Path, quiet: bool = False) -> list[Path
     with publish.locked(reports):
         docs = stored.load_ingested(processed).docs if (processed / stored.FOLDER / "ingest.json.gz").exists() else []
         docs = [replace(d, paragraphs=()) for d in docs]  # the pages show each source's lines, not its paragraphs
-        written = report.render(processed, publish.begin(reports), docs, progress=_bar(quiet, "report", "page"),
+        written = report.render(processed, publish.begin(reports), docs, progress=progress_bar(quiet, "report", "page"),
                                 run_id=rid)
         publish.commit(reports, rid)
     return written
@@ -149,7 +148,7 @@ def _collector_paused():
 @_collector_paused()
 def _ingest(raw: Path, corpora: list[Path], quiet: bool) -> Result:
     start = time.perf_counter()
-    result = Result(ingest(raw, corpora, progress=_bar(quiet, "ingest")))
+    result = Result(ingest(raw, corpora, progress=progress_bar(quiet, "ingest")))
     result.seconds["ingest"] = time.perf_counter() - start
     return result
 
@@ -181,7 +180,7 @@ def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
     cache = ParagraphCache(cache_file)
     cache.analyse_docs(docs)
     rules = []
-    for doc in _bar(quiet, "segment")(docs):
+    for doc in progress_bar(quiet, "segment")(docs):
         rules += segment(doc, cache)
     rules, docs = resolve_auto(rules, docs)  # manifest entries with edition = "auto"
     result.ingested = replace(result.ingested, docs=docs)
@@ -200,7 +199,7 @@ def _align(result: Result, overrides, cache_file: Path | None, quiet: bool) -> A
     start = time.perf_counter()
     pairs = Cache(cache_file, "pairs", code_hash("pipeline.align.lineage", ("rapidfuzz", "scipy")))
     history = lineage.build(result.rules, result.editions, overrides, pairs if cache_file else None,
-                            progress=_bar(quiet, "align", "edition"))
+                            progress=progress_bar(quiet, "align", "edition"))
     cited = lineage.cited_lineages(result.rules, history, pairs if cache_file else None)
     pairs.close()
     result.warnings += pairs.warnings
@@ -344,7 +343,7 @@ def run_all(raw: Path, corpora: list[Path], processed: Path, reports: Path | Non
             start = time.perf_counter()
             from pipeline.report import build as report
             report.render(stage, publish.begin(reports), result.ingested.docs,
-                          progress=_bar(quiet, "report", "page"), run_id=rid)
+                          progress=progress_bar(quiet, "report", "page"), run_id=rid)
             result.seconds["report"] = time.perf_counter() - start
         publish.commit(processed, rid)
         if reports is not None:

@@ -33,11 +33,10 @@ from scipy.sparse.csgraph import connected_components
 from pipeline.ingest.clean import compare_form
 from pipeline.errors import PipelineError
 from pipeline.patterns import NUMBER_IN_TEXT, TERMINOLOGY
-from pipeline.records import Match, Rule
+from pipeline.records import HEADINGS, Match, Rule
 from pipeline.align.trace import (ORDINALS, alike, content_words, reworded, rule_words, sentences, sorted_words, trace,
                             units, unexplained)
 
-HEADINGS = ("part", "chapter", "section")
 ONE_TO_ONE = ("same", "moved", "fuzzy", "override", "traced", "renamed")
 MIN_RATIO = 60  # the words alone must be this alike: evidence ranks candidates, it cannot make a match
 ACCEPT = 62  # total score (words + evidence) needed to match

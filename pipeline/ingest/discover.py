@@ -125,7 +125,7 @@ def read_source(path: Path, entry: Entry | None, data: bytes | None = None, sour
                           "(no 'Comprehensive Rules' title and no rule 100.1)", path=path)
     _check_single_edition(text, path)
     stated = effective_date(text)
-    named = _date_in_name(path.name)
+    named = date_in_name(path.name)
     if stated and named and stated != named:
         warnings.append(f"file name says {named} but the text is effective {stated}: using {stated}")
     if not stated:
@@ -238,7 +238,8 @@ def _find_all(text: str, word: str):
         i = text.find(word, i + 1)
 
 
-def _date_in_name(name: str) -> str | None:
+def date_in_name(name: str) -> str | None:
+    """The ISO date a file name gives (cr-2007-10-01.txt), if it is a real date: ingest's and fetch's."""
     m = FILE_DATE.search(name)
     if not m:
         return None

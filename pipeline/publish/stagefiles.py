@@ -46,7 +46,7 @@ def _read_json(processed: Path, name: str, stage: str):
 
 def _check(processed: Path, file: str, stage: str) -> None:
     if not (processed / file).exists():
-        raise PipelineError(f"{file} is missing: run `python -m pipeline {stage}` first", path=processed)
+        raise publish.missing(processed, file, stage)
     publish.verify(processed, [file])
 
 

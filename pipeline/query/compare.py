@@ -11,13 +11,12 @@ from pipeline.errors import PipelineError
 from pipeline.query.history import load_rules
 from pipeline.ingest.discover import read_source
 from pipeline.align.lineage import aligned, fates
-from pipeline.cache import Cache, code_hash, tuples
+from pipeline.cache import CACHE_FILE, Cache, code_hash, tuples
 from pipeline.patterns import LOOKS_LIKE_A_PATH
 from pipeline.records import Citation, Rule, RuleChange
 from pipeline.segment.rules import ParagraphCache, segment
 from pipeline.ingest.adapters import ADAPTERS
 
-CACHE_FILE = ".cache/cache.sqlite"  # the run's cache (stages.CACHE_FILE): paragraph analyses are shared
 CITATIONS = [f.name for f in fields(Rule)].index("citations")
 
 
