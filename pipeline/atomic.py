@@ -32,16 +32,15 @@ def temporary(path: Path) -> Path:
 
 
 def into_place(tmp: Path, path: Path, mode: int | None = None) -> None:
-    """Rename the written temporary file over `path`, with permissions `mode` (default: what the umask
-    allows, as for any new file: mkstemp makes 0600, and outputs are for sharing)."""
-    os.chmod(tmp, 0o666 & ~_umask() if mode is None else mode)
+    """Rename the written temporary file over `path`, with permissions `mode` (default: `for_sharing`)."""
+    os.chmod(tmp, for_sharing() if mode is None else mode)
     os.replace(tmp, path)
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    with naming(path), replacing(path) as tmp:
-        tmp.write_bytes(raw)
+    with naming(path), replacing(path) as tmp, open(tmp, "wb") as f:
+        f.write(raw)
 
 
 def write_atomic_with(path: Path, write) -> None:
@@ -73,7 +72,9 @@ def naming(path: Path):
         raise PipelineError(f"cannot write: {e.strerror or e}", path=path) from None
 
 
-def _umask() -> int:
+def for_sharing() -> int:
+    """A new file's permissions as the umask allows, as open() would give: mkstemp makes 0600, and
+    outputs (and fetched editions) are for sharing."""
     mask = os.umask(0)
     os.umask(mask)
-    return mask
+    return 0o666 & ~mask
