@@ -111,9 +111,9 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
             # New since the last complete edition; with none before, only first seen in this source.
             model = models.get(j)
             note = f"resembles {model.rule_id} of {model.edition}" if model else ""
-            rows.append(RuleChange(last_complete or previous, edition, lineage, "", r.rule_id, r.kind,
-                                   "added" if last_complete else "first_seen", False, 0.0, False, "unmatched",
-                                   note=note))
+            rows.append(_unmatched(from_edition=last_complete or previous, to_edition=edition, lineage_id=lineage,
+                                   new_rule_id=r.rule_id, kind=r.kind,
+                                   change="added" if last_complete else "first_seen", note=note))
     for j, r in enumerate(records):
         key = rule_key(r)
         history.lineage[key] = lineage_of_new[j]
@@ -121,15 +121,15 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
     if complete.get(edition, False):
         for i, r in enumerate(old):
             if i not in continued and i not in ended:
-                rows.append(RuleChange(r.edition, edition, known[i][0], r.rule_id, "", r.kind, "removed",
-                                       False, 0.0, False, "unmatched"))
+                rows.append(_unmatched(from_edition=r.edition, to_edition=edition, lineage_id=known[i][0],
+                                       old_rule_id=r.rule_id, kind=r.kind, change="removed"))
         new_known = [(lineage_of_new[j], r) for j, r in enumerate(records)]
     else:  # a fragment: what it does not give is still what the last full edition said
         replaced = {known[i][0] for i in continued | ended}
         new_known = [(lin, r) for lin, r in known if lin not in replaced]
         if truncated:  # an edition that stops early says nothing of what it lacks: the lineage goes on
-            rows += [RuleChange(r.edition, edition, lin, r.rule_id, "", r.kind, "not_covered", False, 0.0, False,
-                                "unmatched") for lin, r in new_known]
+            rows += [_unmatched(from_edition=r.edition, to_edition=edition, lineage_id=lin, old_rule_id=r.rule_id,
+                                kind=r.kind, change="not_covered") for lin, r in new_known]
         new_known += [(lineage_of_new[j], r) for j, r in enumerate(records)]
     history.changes.extend(rows)  # History is frozen: its lists grow in place
     return new_known
@@ -244,6 +244,12 @@ _NESTED = {"ops": 2, "title_ops": 2, "example_ops": 3, "substitutions": 2}
 def _change(c: RuleChange, lineage: str, change: str = "") -> RuleChange:
     """A pair's RuleChange with its lineage (and change) set."""
     return replace(c, lineage_id=lineage, change=change or c.change)
+
+
+def _unmatched(old_rule_id: str = "", new_rule_id: str = "", **given) -> RuleChange:
+    """The change of a rule with no counterpart (added, first seen, removed, not covered)."""
+    return RuleChange(old_rule_id=old_rule_id, new_rule_id=new_rule_id, renumbered=False, similarity=0.0,
+                      review=False, method="unmatched", **given)
 
 
 def _unchanged(a: Rule, b: Rule, m: Match) -> RuleChange:

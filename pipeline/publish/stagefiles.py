@@ -124,4 +124,5 @@ def load_aligned(processed: Path) -> Aligned:
     lineage = {tuple(row[:4]): row[4] for row in data["lineage"]}
     last_changed = {tuple(row[:4]): row[5] for row in data["lineage"] if row[5]}
     cited = {tuple(row[:3]): tuple(row[3:]) for row in data["cited"]}
-    return Aligned(changes, lineage, last_changed, data["renumberings"], cited, data["observations"])
+    return Aligned(changes=changes, lineage=lineage, last_changed=last_changed, renumberings=data["renumberings"],
+                   cited=cited, observations=data["observations"])
