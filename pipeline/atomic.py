@@ -1,4 +1,5 @@
-"""Atomic writes: a file is written under a temporary name and renamed into place."""
+"""Atomic writes: a file is written under a temporary name and renamed into place. The one place that
+does so: every writer (text, streamed text, Parquet, the SQLite database) makes its file here."""
 from __future__ import annotations
 
 import os
@@ -9,43 +10,44 @@ from pathlib import Path
 from pipeline.errors import PipelineError
 
 
-def write_atomic(path: Path, data: bytes | str) -> None:
-    with _naming(path):
-        _write_atomic(path, data)
-
-
-def _write_atomic(path: Path, data: bytes | str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+@contextmanager
+def replacing(path: Path, mode: int | None = None):
+    """A temporary path beside `path` to write; put in place when the block ends, deleted if it fails."""
+    tmp = temporary(path)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are for sharing
-        os.replace(tmp, path)
+        yield tmp
+        into_place(tmp, path, mode)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+
+
+def temporary(path: Path) -> Path:
+    """A new empty file beside `path`, to be written and then put `into_place`. Its name,
+    .<name>.<random>.tmp, is how an interrupted run's leftovers are recognised (publish/transaction.py)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    return Path(tmp)
+
+
+def into_place(tmp: Path, path: Path, mode: int | None = None) -> None:
+    """Rename the written temporary file over `path`, with permissions `mode` (default: `for_sharing`)."""
+    os.chmod(tmp, for_sharing() if mode is None else mode)
+    os.replace(tmp, path)
+
+
+def write_atomic(path: Path, data: bytes | str) -> None:
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    with naming(path), replacing(path) as tmp, open(tmp, "wb") as f:
+        f.write(raw)
 
 
 def write_atomic_with(path: Path, write) -> None:
     """Like write_atomic, for big files: `write(file)` streams text into the temporary file, so
     the whole content never sits in memory at once."""
-    with _naming(path):
-        _write_atomic_with(path, write)
-
-
-def _write_atomic_with(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            write(f)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with naming(path), replacing(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
+        write(f)
 
 
 def write_if_changed(path: Path, data: bytes | str) -> bool:
@@ -62,7 +64,7 @@ def write_if_changed(path: Path, data: bytes | str) -> bool:
 
 
 @contextmanager
-def _naming(path: Path):
+def naming(path: Path):
     """A failed write (disk full, no permission) becomes an error naming the file it was writing."""
     try:
         yield
@@ -70,7 +72,9 @@ def _naming(path: Path):
         raise PipelineError(f"cannot write: {e.strerror or e}", path=path) from None
 
 
-def _umask() -> int:
+def for_sharing() -> int:
+    """A new file's permissions as the umask allows, as open() would give: mkstemp makes 0600, and
+    outputs (and fetched editions) are for sharing."""
     mask = os.umask(0)
     os.umask(mask)
-    return mask
+    return 0o666 & ~mask

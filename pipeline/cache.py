@@ -13,12 +13,13 @@ import hashlib
 import json
 import re
 import sqlite3
+import sys
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).parent
-FILE_NAME = "cache.sqlite"
+CACHE_FILE = ".cache/cache.sqlite"  # a run's cache in its processed folder: run, its stages and compare share it
 
 
 def content_key(path: Path) -> str:
@@ -51,14 +52,20 @@ class Damaged(ValueError):
 
 
 @lru_cache(maxsize=None)
-def code_hash(module: str, libraries: tuple[str, ...] = ()) -> str:
-    """sha256 over the source of `module` (e.g. 'pipeline.segment.nlp') and of every pipeline module it
-    imports, directly or not, and the installed versions of `libraries`."""
+def code_hash(module: str, libraries: tuple[str, ...] = (), data: tuple[Path, ...] = ()) -> str:
+    """The fingerprint of code, the one every cache key, page key and run id is made from: sha256 over the
+    source of `module` (e.g. 'pipeline.segment.nlp') and of every pipeline module it imports, directly or
+    not, the files in the `data` folders (the report's templates), the installed versions of `libraries`
+    and Python's version."""
     digest = hashlib.sha256()
     for name in sorted(_closure(module)):
         digest.update(name.encode() + b"\0" + _module_path(name).read_bytes() + b"\0")
+    for folder in data:
+        for path in sorted(p for p in folder.iterdir() if p.is_file()):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     for library in libraries:
         digest.update(f"{library}={metadata.version(library)}\0".encode())
+    digest.update(sys.version.encode())
     return digest.hexdigest()
 
 

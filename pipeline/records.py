@@ -11,9 +11,13 @@ Change = Literal["unchanged", "cosmetic", "reference", "modified", "renamed", "a
 Method = Literal["same", "moved", "fuzzy", "override", "traced", "renamed", "split", "merge", "resembles",
                  "unmatched"]
 KINDS, CHANGES, METHODS = get_args(Kind), get_args(Change), get_args(Method)
+HEADINGS = ("part", "chapter", "section")  # the kinds that head other rules
 
 # Source kinds a manifest may declare ("official" needs no entry: it is recognised by content).
 SOURCE_KINDS = ("official rules", "rulings page", "commentary", "copy")
+# Languages of the sites people copy rules from: what a manifest may declare, and what the copy adapter
+# tells apart (a short, fixed set keeps detection fast and sure).
+COPY_LANGUAGES = ("EN", "RU", "UK", "DE", "FR", "ES", "IT", "PT", "PL", "NL", "CS", "JA", "ZH", "KO")
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +183,60 @@ class RuleChange:
     example_ops: tuple = ()  # one tuple of operations per example position
     substitutions: tuple[tuple[str, str], ...] = ()  # wording swaps seen: ("play", "cast")
     note: str = ""  # what a person should know: "renamed from Leaves Play", "resembles 702.51 (template)"
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A file the run could not use, and why. Written to sources.csv; the run goes on."""
+
+    path: Path
+    reason: str
+    sha256: str = ""
+    n_bytes: int = 0
+    source_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Ingested:
+    """What ingest gives segment: the cleaned sources and the files it could not use."""
+
+    docs: list[CleanDoc] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """What the alignment makes of the editions (pipeline/align/lineage.py builds it)."""
+
+    changes: list[RuleChange] = field(default_factory=list)
+    lineage: dict[tuple, str] = field(default_factory=dict)  # rule_key -> lineage id
+    last_changed: dict[tuple, str] = field(default_factory=dict)  # rule_key -> edition of last wording change
+    chain: list[str] = field(default_factory=list)  # editions in the order they were walked
+    observations: list[dict] = field(default_factory=list)  # what each copy's record shows of its edition
+
+
+@dataclass(frozen=True, slots=True)
+class Aligned:
+    """What the export needs of the alignment: the history (changes, lineage ids, last changes),
+    the renumbering runs, the lineages that commentary citations point to and what copies observe."""
+
+    changes: list[RuleChange]
+    lineage: dict[tuple, str]
+    last_changed: dict[tuple, str]
+    renumberings: list[dict]
+    cited: dict[tuple, tuple]
+    observations: list[dict] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What export wrote of a run's records (pipeline/publish/load.py reads it): the rules, where each
+    sits in the history (by rule_key), and every change."""
+
+    rules: list[Rule] = field(default_factory=list)
+    lineage: dict[tuple, str] = field(default_factory=dict)  # rule_key -> lineage id
+    last_changed: dict[tuple, str] = field(default_factory=dict)  # rule_key -> edition
+    changes: list[RuleChange] = field(default_factory=list)
 
 
 class Analysis(NamedTuple):

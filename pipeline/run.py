@@ -8,7 +8,6 @@ import gc
 import hashlib
 import json
 import os
-from importlib import metadata
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -22,17 +21,16 @@ from pipeline.publish import export
 from pipeline.publish import jsonout
 from pipeline.publish import transaction as publish
 from pipeline.publish import stagefiles as stored
-from pipeline.cache import Cache, code_hash
+from pipeline.cache import CACHE_FILE, Cache, code_hash
 from pipeline.publish.database import Database
 from pipeline.errors import PipelineError
 from pipeline.ingest.lockfile import LOCK_NAME
 from pipeline.segment.dating import resolve_auto
+from pipeline.report.pagekeys import TEMPLATES
 from pipeline.align.overrides import read_overrides
-from pipeline.ingest.discover import Ingested, discover, ingest
+from pipeline.ingest.discover import discover, ingest
 from pipeline.atomic import write_atomic
-from pipeline.records import Edition, Rule
-
-CACHE_FILE = ".cache/cache.sqlite"
+from pipeline.records import Aligned, Edition, Ingested, Rule
 
 
 @dataclass
@@ -40,7 +38,7 @@ class Result:
     ingested: Ingested
     rules: list[Rule] = field(default_factory=list)
     editions: list[Edition] = field(default_factory=list)
-    history: object = None  # pipeline.align.lineage.History, when this process aligned
+    history: object = None  # pipeline.records.History, when this process aligned
     sources_frame: object = None
     discards_frame: object = None
     seconds: dict[str, float] = field(default_factory=dict)
@@ -49,7 +47,8 @@ class Result:
     warnings: list[str] = field(default_factory=list)  # about the run itself (a damaged cache)
 
 
-def _bar(quiet: bool, desc: str, unit: str = "file"):
+def progress_bar(quiet: bool, desc: str, unit: str = "file"):
+    """A stage's progress over its items (on stderr, gone when done; none with `quiet`): the CLI's too."""
     return lambda items: tqdm(items, desc=desc, unit=unit, disable=quiet, leave=False)
 
 
@@ -123,7 +122,7 @@ def run_report(processed: Path, reports: Path, quiet: bool = False) -> list[Path
     with publish.locked(reports):
         docs = stored.load_ingested(processed).docs if (processed / stored.FOLDER / "ingest.json.gz").exists() else []
         docs = [replace(d, paragraphs=()) for d in docs]  # the pages show each source's lines, not its paragraphs
-        written = report.render(processed, publish.begin(reports), docs, progress=_bar(quiet, "report", "page"),
+        written = report.render(processed, publish.begin(reports), docs, progress=progress_bar(quiet, "report", "page"),
                                 run_id=rid)
         publish.commit(reports, rid)
     return written
@@ -149,7 +148,7 @@ def _collector_paused():
 @_collector_paused()
 def _ingest(raw: Path, corpora: list[Path], quiet: bool) -> Result:
     start = time.perf_counter()
-    result = Result(ingest(raw, corpora, progress=_bar(quiet, "ingest")))
+    result = Result(ingest(raw, corpora, progress=progress_bar(quiet, "ingest")))
     result.seconds["ingest"] = time.perf_counter() - start
     return result
 
@@ -181,10 +180,10 @@ def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
     cache = ParagraphCache(cache_file)
     cache.analyse_docs(docs)
     rules = []
-    for doc in _bar(quiet, "segment")(docs):
+    for doc in progress_bar(quiet, "segment")(docs):
         rules += segment(doc, cache)
     rules, docs = resolve_auto(rules, docs)  # manifest entries with edition = "auto"
-    result.ingested.docs = docs
+    result.ingested = replace(result.ingested, docs=docs)
     cache.save()
     result.warnings += cache.warnings
     result.rules = merge(rules, docs)
@@ -195,18 +194,18 @@ def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
 
 
 @_collector_paused()
-def _align(result: Result, overrides, cache_file: Path | None, quiet: bool) -> stored.Aligned:
+def _align(result: Result, overrides, cache_file: Path | None, quiet: bool) -> Aligned:
     from pipeline.align import lineage
     start = time.perf_counter()
     pairs = Cache(cache_file, "pairs", code_hash("pipeline.align.lineage", ("rapidfuzz", "scipy")))
     history = lineage.build(result.rules, result.editions, overrides, pairs if cache_file else None,
-                            progress=_bar(quiet, "align", "edition"))
+                            progress=progress_bar(quiet, "align", "edition"))
     cited = lineage.cited_lineages(result.rules, history, pairs if cache_file else None)
     pairs.close()
     result.warnings += pairs.warnings
     result.history = history
-    aligned = stored.Aligned(history.changes, history.lineage, history.last_changed,
-                             lineage.cascades(history.changes), cited, history.observations)
+    aligned = Aligned(changes=history.changes, lineage=history.lineage, last_changed=history.last_changed,
+                      renumberings=lineage.cascades(history.changes), cited=cited, observations=history.observations)
     result.seconds["align"] = time.perf_counter() - start
     return aligned
 
@@ -276,19 +275,17 @@ def _write_sources(result: Result, processed: Path, records: Counter | None = No
 
 
 RUN_STAMP = publish.RUN_STAMP
+LIBRARIES = ("spacy", "rapidfuzz", "scipy", "pandas", "jinja2", "lingua-language-detector")  # shape the results
 
 
 def inputs_fingerprint(raw: Path, corpora: list[Path]) -> str:
     """What the datasets depend on: every input file's bytes, the manifest and overrides, the
-    pipeline's own code and templates, and the versions of the libraries that shape the results."""
-    digest = hashlib.sha256()
-    for package in ("spacy", "rapidfuzz", "scipy", "pandas", "jinja2", "lingua-language-detector"):
-        digest.update(f"{package}={metadata.version(package)}".encode())
+    code the run imports with the report's templates, and the versions of the libraries that shape the results."""
+    digest = hashlib.sha256(code_hash("pipeline.run", LIBRARIES, (TEMPLATES,)).encode())
     files, _ = discover(raw, corpora)
     extra = [raw / name for name in ("manifest.toml", "overrides.toml") if (raw / name).exists()]
     extra += [c / LOCK_NAME for c in corpora if (c / LOCK_NAME).exists()]  # the URLs in sources.csv
-    code = sorted(p for p in Path(__file__).parent.rglob("*") if p.suffix in (".py", ".html", ".css", ".js"))
-    for path in [p for p, _ in files] + extra + code:
+    for path in [p for p, _ in files] + extra:
         try:
             content = hashlib.sha256(path.read_bytes()).digest()
         except OSError as e:  # unreadable: ingest rejects it; the error still changes the fingerprint
@@ -341,12 +338,12 @@ def run_all(raw: Path, corpora: list[Path], processed: Path, reports: Path | Non
         # The datasets are written; the reports read them back. Free what they do not need.
         result.records = len(result.rules)
         result.rules, result.history = [], None
-        result.ingested.docs = [replace(d, paragraphs=()) for d in result.ingested.docs]
+        result.ingested = replace(result.ingested, docs=[replace(d, paragraphs=()) for d in result.ingested.docs])
         if reports is not None:
             start = time.perf_counter()
             from pipeline.report import build as report
             report.render(stage, publish.begin(reports), result.ingested.docs,
-                          progress=_bar(quiet, "report", "page"), run_id=rid)
+                          progress=progress_bar(quiet, "report", "page"), run_id=rid)
             result.seconds["report"] = time.perf_counter() - start
         publish.commit(processed, rid)
         if reports is not None:

@@ -7,12 +7,12 @@ from collections import Counter, defaultdict
 
 from rapidfuzz import fuzz
 
-from pipeline.records import Match
+from pipeline.records import HEADINGS, Match
 from pipeline.align.trace import alike, reworded, rule_words, trace, units
 from pipeline.align.scoring import (GAP_SHARE, PIECE_SAME_ID, PLACED_SHARE, RESEMBLE_CANDIDATES, RESEMBLES, REWRITTEN,
                                     SECTION_PAIRS, score_form, _full, _text)
 from pipeline.align.similarity import _best, _word_rows
-from pipeline.align.exact import HEADINGS, _exact, _forced, _is_piece, _near
+from pipeline.align.exact import _exact, _forced, _is_piece, _near
 from pipeline.align.fuzzy import _fuzzy, _home, _identity, _title_words
 
 

@@ -8,12 +8,11 @@ from collections import defaultdict
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from pipeline.records import Match, Rule
+from pipeline.records import HEADINGS, Match, Rule
 from pipeline.align.scoring import BLOCK_CELLS, MAX_DENSE_CELLS, NEAR_COPY, RARE_DF
 from pipeline.align.similarity import word_vectors, _best_by_words
 
 
-HEADINGS = ("part", "chapter", "section")
 ONE_TO_ONE = ("same", "moved", "fuzzy", "override", "traced", "renamed")
 
 

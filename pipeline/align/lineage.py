@@ -9,8 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field, fields
-from operator import attrgetter
+from dataclasses import fields, replace
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -22,7 +21,7 @@ from pipeline.segment.edition import Edition
 from pipeline.align.overrides import Overrides
 from pipeline.patterns import SUBRULE_LETTERS as L
 from pipeline.cache import Damaged
-from pipeline.records import Match, Rule, RuleChange, rule_key
+from pipeline.records import History, Match, Rule, RuleChange, rule_key
 
 PRIMARY = ("same", "moved", "fuzzy", "override", "traced", "renamed")
 
@@ -32,15 +31,6 @@ def mint(r: Rule) -> str:
     middle = "g:" if r.kind == "glossary" else ""
     suffix = f"#{r.occurrence}" if r.occurrence > 1 else ""
     return f"{r.edition}:{middle}{r.rule_id}{suffix}"
-
-
-@dataclass
-class History:
-    changes: list[RuleChange] = field(default_factory=list)
-    lineage: dict[tuple, str] = field(default_factory=dict)  # rule_key -> lineage id
-    last_changed: dict[tuple, str] = field(default_factory=dict)  # rule_key -> edition of last wording change
-    chain: list[str] = field(default_factory=list)  # editions in the order they were walked
-    observations: list[dict] = field(default_factory=list)  # what each copy's record shows of its edition
 
 
 def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Overrides(),
@@ -91,7 +81,7 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
     if last_complete and last_complete != previous:
         extra_force, extra_forbid = overrides.for_pair(last_complete, edition)
         force, forbid = force | extra_force, forbid | extra_forbid
-    matches, diffs = _aligned(old, records, force, forbid, cache, digests, complete.get(edition, False))
+    matches, diffs = aligned(old, records, force, forbid, cache, digests, complete.get(edition, False))
     lineage_of_new: dict[int, str] = {}
     rows: list[RuleChange] = []
     continued, successors, ended = fates(matches)
@@ -122,9 +112,9 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
             # New since the last complete edition; with none before, only first seen in this source.
             model = models.get(j)
             note = f"resembles {model.rule_id} of {model.edition}" if model else ""
-            rows.append(RuleChange(last_complete or previous, edition, lineage, "", r.rule_id, r.kind,
-                                   "added" if last_complete else "first_seen", False, 0.0, False, "unmatched",
-                                   note=note))
+            rows.append(_unmatched(from_edition=last_complete or previous, to_edition=edition, lineage_id=lineage,
+                                   new_rule_id=r.rule_id, kind=r.kind,
+                                   change="added" if last_complete else "first_seen", note=note))
     for j, r in enumerate(records):
         key = rule_key(r)
         history.lineage[key] = lineage_of_new[j]
@@ -132,17 +122,17 @@ def _step(history, known, records, edition, previous, last_complete, complete, l
     if complete.get(edition, False):
         for i, r in enumerate(old):
             if i not in continued and i not in ended:
-                rows.append(RuleChange(r.edition, edition, known[i][0], r.rule_id, "", r.kind, "removed",
-                                       False, 0.0, False, "unmatched"))
+                rows.append(_unmatched(from_edition=r.edition, to_edition=edition, lineage_id=known[i][0],
+                                       old_rule_id=r.rule_id, kind=r.kind, change="removed"))
         new_known = [(lineage_of_new[j], r) for j, r in enumerate(records)]
     else:  # a fragment: what it does not give is still what the last full edition said
         replaced = {known[i][0] for i in continued | ended}
         new_known = [(lin, r) for lin, r in known if lin not in replaced]
         if truncated:  # an edition that stops early says nothing of what it lacks: the lineage goes on
-            rows += [RuleChange(r.edition, edition, lin, r.rule_id, "", r.kind, "not_covered", False, 0.0, False,
-                                "unmatched") for lin, r in new_known]
+            rows += [_unmatched(from_edition=r.edition, to_edition=edition, lineage_id=lin, old_rule_id=r.rule_id,
+                                kind=r.kind, change="not_covered") for lin, r in new_known]
         new_known += [(lineage_of_new[j], r) for j, r in enumerate(records)]
-    history.changes += rows
+    history.changes.extend(rows)  # History is frozen: its lists grow in place
     return new_known
 
 
@@ -151,7 +141,7 @@ def _observe(history, known, records, observed, last_changed, cache, digests):
     each with an observation of how it departs from the official text; a record the edition has no
     rule for (a ruling) starts a lineage of its own. Nothing here is a change of the rules."""
     old = [r for _, r in known]
-    matches, diffs = _aligned(old, records, frozenset(), frozenset(), cache, digests, False)
+    matches, diffs = aligned(old, records, frozenset(), frozenset(), cache, digests, False)
     copied = {m.new: m for m in matches if m.method in PRIMARY and m.old is not None and m.new is not None}
     for j, r in enumerate(records):
         m = copied.get(j)
@@ -183,11 +173,11 @@ def fates(matches) -> tuple[set[int], set[int], set[int]]:
     return continued, successors, ended
 
 
-def _aligned(old, new, force, forbid, cache, digests=None, whole=True):
-    """The pair's matches and {(old, new, method): the field values of that pair's RuleChange, lineage not
-    set}, from `cache` (a pipeline.cache.Cache, keyed by the pair's content and the code of this module and
-    what it imports) when it holds them. The content is each side's digest (`digests`, a Digests shared
-    by all the pairs of a walk). `whole`: the new edition is complete (what it lacks has ended)."""
+def aligned(old, new, force, forbid, cache, digests=None, whole=True):
+    """The pair's matches and {(old, new, method): that pair's RuleChange, lineage not set}, from `cache`
+    (a pipeline.cache.Cache, keyed by the pair's content and the code of this module and what it imports)
+    when it holds them. The content is each side's digest (`digests`, a Digests shared by all the pairs
+    of a walk). `whole`: the new edition is complete (what it lacks has ended)."""
     key = None
     if cache is not None:
         digests = digests or Digests()
@@ -198,13 +188,13 @@ def _aligned(old, new, force, forbid, cache, digests=None, whole=True):
             return stored
     matches = align(old, new, force, forbid, whole)
     paired = [m for m in matches if m.old is not None and m.new is not None]
-    rows = [_unchanged(old[m.old], new[m.new], m) if _same_words(old[m.old], new[m.new])
-            else list(_change_values(change_between(old[m.old], new[m.new], "", m))) for m in paired]
+    diffs = [_unchanged(old[m.old], new[m.new], m) if _same_words(old[m.old], new[m.new])
+             else change_between(old[m.old], new[m.new], "", m) for m in paired]
     if cache is not None:  # a rule that came through unchanged (most) is stored as null, not spelled out
-        cache.put(key, [[_match_values(m) for m in matches],
-                        [None if row == _unchanged(old[m.old], new[m.new], m) else row
-                         for m, row in zip(paired, rows)]])
-    return matches, {(m.old, m.new, m.method): row for m, row in zip(paired, rows)}
+        cache.put(key, [[_by_name(m) for m in matches],
+                        [None if c == _unchanged(old[m.old], new[m.new], m) else _by_name(c)
+                         for m, c in zip(paired, diffs)]])
+    return matches, {(m.old, m.new, m.method): c for m, c in zip(paired, diffs)}
 
 
 class Digests:
@@ -241,28 +231,34 @@ def _content(r: Rule) -> tuple:
     return (r.kind, r.rule_id, r.occurrence, r.parent, r.title, r.text, r.compare, r.examples, r.sentences, r.flags)
 
 
-CHANGE_FIELDS = tuple(f.name for f in fields(RuleChange))
-_change_values = attrgetter(*CHANGE_FIELDS)  # a record's fields, without astuple's deep copy
-_match_values = attrgetter(*(f.name for f in fields(Match)))
-_LINEAGE, _CHANGE = CHANGE_FIELDS.index("lineage_id"), CHANGE_FIELDS.index("change")
+# The pairs cache stores records by field name, so a field added, removed or reordered is never
+# misread (and the cache key holds this module's code, so entries of older code are not even looked up).
+def _by_name(record) -> dict:
+    """A record's fields as a dict (asdict without its deep copy: the values are plain or tuples)."""
+    return {f.name: getattr(record, f.name) for f in fields(record)}
+
+
 # Fields that hold tuples of operations: 2 = a tuple of flat tuples, 3 = a tuple of those (per example).
-_NESTED = tuple((CHANGE_FIELDS.index(name), depth) for name, depth in
-                (("ops", 2), ("title_ops", 2), ("example_ops", 3), ("substitutions", 2)))
+_NESTED = {"ops": 2, "title_ops": 2, "example_ops": 3, "substitutions": 2}
 
 
-def _change(row: list, lineage: str, change: str = "") -> RuleChange:
-    """The RuleChange of a pair's row, with its lineage (and change) set."""
-    values = list(row)
-    values[_LINEAGE] = lineage
-    if change:
-        values[_CHANGE] = change
-    return RuleChange(*values)
+def _change(c: RuleChange, lineage: str, change: str = "") -> RuleChange:
+    """A pair's RuleChange with its lineage (and change) set."""
+    return replace(c, lineage_id=lineage, change=change or c.change)
 
 
-def _unchanged(a: Rule, b: Rule, m: Match) -> list:
-    """The row change_between gives two records of the same words (checked before one is stored as null)."""
-    return [a.edition, b.edition, "", a.rule_id, b.rule_id, b.kind, "unchanged", a.rule_id != b.rule_id, 100.0,
-            m.review, m.method, m.score, (), (), ((),) * len(b.examples), (), ""]
+def _unmatched(old_rule_id: str = "", new_rule_id: str = "", **given) -> RuleChange:
+    """The change of a rule with no counterpart (added, first seen, removed, not covered)."""
+    return RuleChange(old_rule_id=old_rule_id, new_rule_id=new_rule_id, renumbered=False, similarity=0.0,
+                      review=False, method="unmatched", **given)
+
+
+def _unchanged(a: Rule, b: Rule, m: Match) -> RuleChange:
+    """What change_between gives two records of the same words (checked before one is stored as null)."""
+    return RuleChange(from_edition=a.edition, to_edition=b.edition, lineage_id="", old_rule_id=a.rule_id,
+                      new_rule_id=b.rule_id, kind=b.kind, change="unchanged", renumbered=a.rule_id != b.rule_id,
+                      similarity=100.0, review=m.review, method=m.method, score=m.score,
+                      example_ops=((),) * len(b.examples))
 
 
 def _same_words(a: Rule, b: Rule) -> bool:
@@ -271,28 +267,27 @@ def _same_words(a: Rule, b: Rule) -> bool:
         (a.kind != "glossary" or a.rule_id == b.rule_id)
 
 
-def _decode_row(row: list) -> list:
-    """A cached row's operations back from JSON lists into tuples."""
-    for i, depth in _NESTED:
-        value = row[i]
+def _decode_change(value: dict) -> RuleChange:
+    """A cached RuleChange back, its operations from JSON lists into tuples."""
+    for name, depth in _NESTED.items():
         if depth == 2:
-            row[i] = tuple(map(tuple, value))
+            value[name] = tuple(map(tuple, value[name]))
         else:
-            row[i] = tuple(tuple(map(tuple, ops)) for ops in value)
-    return row
+            value[name] = tuple(tuple(map(tuple, ops)) for ops in value[name])
+    return RuleChange(**value)
 
 
 def _decode_pair(value, old: list[Rule], new: list[Rule]):
-    """A cached pair back into matches and rows; indexes outside the pair mean a damaged entry."""
-    matches = [Match(*m) for m in value[0]]
+    """A cached pair back into matches and changes; indexes outside the pair mean a damaged entry."""
+    matches = [Match(**m) for m in value[0]]
     if any(not (m.old is None or 0 <= m.old < len(old)) or not (m.new is None or 0 <= m.new < len(new))
            for m in matches):
         raise Damaged("match index outside the pair")
     paired = [m for m in matches if m.old is not None and m.new is not None]
-    if len(paired) != len(value[1]) or any(len(row) != len(CHANGE_FIELDS) for row in value[1] if row is not None):
+    if len(paired) != len(value[1]):
         raise Damaged("matches and diffs disagree")
-    return matches, {(m.old, m.new, m.method): _unchanged(old[m.old], new[m.new], m) if row is None
-                     else _decode_row(row) for m, row in zip(paired, value[1])}
+    return matches, {(m.old, m.new, m.method): _unchanged(old[m.old], new[m.new], m) if c is None
+                     else _decode_change(c) for m, c in zip(paired, value[1])}
 
 
 def cascades(changes: list[RuleChange], min_run: int = 3) -> list[dict]:

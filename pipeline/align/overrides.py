@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.errors import ManifestError
-from pipeline.ingest.manifest import _key_line, read_utf8
+from pipeline.ingest.manifest import key_line, read_utf8
 
 OVERRIDES_NAME = "overrides.toml"
 KEYS = ("from", "to", "old", "new", "note")
@@ -36,14 +36,14 @@ def read_overrides(raw: Path) -> Overrides:
     for section in data:
         if section not in found:
             raise ManifestError(f"unknown table {section!r} (expected [[force]] or [[forbid]])", path=path,
-                                line=_key_line(text, section, 0))
+                                line=key_line(text, section, 0))
         headers = [i + 1 for i, line in enumerate(lines) if line.strip() == f"[[{section}]]"]
         for n, item in enumerate(data[section]):
             line = headers[n] if n < len(headers) else 0
             for key in item:
                 if key not in KEYS:
                     raise ManifestError(f"unknown key {key!r}; allowed: {', '.join(KEYS)}", path=path,
-                                        line=_key_line(text, key, line))
+                                        line=key_line(text, key, line))
             missing = [k for k in KEYS[:4] if not isinstance(item.get(k), str) or not item.get(k)]
             if missing:
                 raise ManifestError(f"[[{section}]] needs {', '.join(missing)}", path=path, line=line)

@@ -216,11 +216,11 @@ def fetch_(into: Path, rules_page: str, cdx: str, wayback: str, since, formats: 
         raise click.BadParameter(f"{', '.join(unknown) or 'none given'}; known: {', '.join(options.FETCH_FORMATS)}",
                                  param_hint="--formats")
     from pipeline.fetch import editions as fetcher
-    from pipeline.run import _bar
+    from pipeline.run import progress_bar
     client = fetcher.Client(delay=delay, timeout=timeout, retries=retries, deadline=deadline)
     summary = fetcher.fetch(into, client, rules_page=rules_page, cdx=cdx, wayback=wayback, formats=wanted,
                             since=since.date().isoformat() if since else None,
-                            progress=_bar(quiet, "fetch"))
+                            progress=progress_bar(quiet, "fetch"))
     for line in fetcher.report_lines(summary):
         if not quiet or line.startswith("failed"):
             click.echo(line, err=line.startswith(("failed", "skipped")))
@@ -356,9 +356,9 @@ def compare(a: str, b: str, show_all: bool, as_json: bool, html: bool, reports: 
         return
     # Two files: the whole answer is kept by their content and the code, so asking again
     # neither imports spaCy nor segments, aligns or formats anything.
-    from pipeline.cache import FILE_NAME, content_key, remembered
+    from pipeline.cache import CACHE_FILE, content_key, remembered
     question = json.dumps([content_key(Path(a)), content_key(Path(b)), show_all, as_json])
-    click.echo(remembered(processed / ".cache" / FILE_NAME, "compare", question, ("spacy", "rapidfuzz", "scipy"),
+    click.echo(remembered(processed / CACHE_FILE, "compare", question, ("spacy", "rapidfuzz", "scipy"),
                           lambda: _comparison(a, b, show_all, as_json, html, reports, processed)), nl=False)
 
 

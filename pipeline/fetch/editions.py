@@ -22,7 +22,7 @@ from pipeline.fetch.http import Client, Download, HttpFailure, remove_stale_part
 from pipeline.fetch.identify import identify
 from pipeline.ingest.lockfile import Lock, Skipped, Stored
 from pipeline.options import CDX, RULES_PAGE, WAYBACK
-from pipeline.ingest.discover import _date_in_name
+from pipeline.ingest.discover import date_in_name
 
 CDX_COLUMNS = ("timestamp", "original", "digest")
 CDX_PATTERNS = ("wizards.com/magic/comprules/*", "www.wizards.com/magic/comprules/*",
@@ -204,7 +204,7 @@ def _plan(found: list[Candidate], lock: Lock, summary: Summary, since: str | Non
 
 def _too_old(c: Candidate, since: str) -> bool:
     limit = date.fromisoformat(since)
-    named = _date_in_name(c.name)
+    named = date_in_name(c.name)
     if named and date.fromisoformat(named) < limit:
         return True
     return bool(c.snapshot) and datetime.strptime(c.snapshot[:8], "%Y%m%d").date() < limit - PUBLISHED_AHEAD

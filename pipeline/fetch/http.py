@@ -22,7 +22,7 @@ from urllib3.util.retry import Retry
 
 from pipeline.fetch.deadline import Deadline, WatchedAdapter, current_deadline
 from pipeline.ingest.lockfile import PART_PREFIX
-from pipeline.atomic import _umask
+from pipeline.atomic import for_sharing
 
 USER_AGENT = ("crdiff-fetch/0.1 (archives the Magic: The Gathering Comprehensive Rules editions; "
               "one request at a time, with a delay)")
@@ -144,7 +144,7 @@ class Client:
                         and int(expected) != size:
                     raise HttpFailure(f"body cut short: {size} of {expected} bytes")
                 final_url = response.url
-            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; the editions are for sharing
+            os.chmod(tmp, for_sharing())
             return Download(Path(tmp), digest.hexdigest(), size, final_url)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pipeline.ingest.decode import decode
 from pipeline.errors import SourceError
-from pipeline.ingest.discover import _date_in_name
+from pipeline.ingest.discover import date_in_name
 from pipeline.records import SourceDoc
 from pipeline.ingest.adapters.official import clean, effective_date, looks_official
 
@@ -49,7 +49,7 @@ def identify(data: bytes, fmt: str, name: str) -> Identity:
         return Identity(None, problem=f"not a readable {fmt.upper()} ({type(e).__name__}: {str(e)[:80]})")
     if stated:
         return Identity(stated, "text")
-    named = _date_in_name(name)
+    named = date_in_name(name)
     if named:
         return Identity(named, "name")
     return Identity(None, problem=f"no date in the file name, and the .{fmt} text is not read here: edition unknown")
@@ -62,7 +62,7 @@ def _identify_text(data: bytes, name: str) -> Identity:
         return Identity(None, problem=e.message)
     if not looks_official(text):
         return Identity(None, problem="not a Comprehensive Rules edition (no title near the top, or no rule 100.1)")
-    stated, named = effective_date(text), _date_in_name(name)
+    stated, named = effective_date(text), date_in_name(name)
     if not (stated or named):
         return Identity(None, problem="no effective date in the text and none in the file name")
     doc = SourceDoc(source_id=Path(name).stem, path=Path(name), format="official", kind="official rules",

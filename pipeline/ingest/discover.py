@@ -4,7 +4,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -14,7 +14,7 @@ from pipeline.errors import SourceError
 from pipeline.ingest.lockfile import LOCK_NAME, fetched_url
 from pipeline.ingest.manifest import MANIFEST_NAME, Entry, read_manifest
 from pipeline.patterns import EFFECTIVE_DATE, FILE_DATE
-from pipeline.records import CleanDoc, SourceDoc
+from pipeline.records import CleanDoc, Ingested, Rejection, SourceDoc
 from pipeline.ingest.adapters import ADAPTERS
 from pipeline.ingest.containers import extract, sniff
 from pipeline.ingest.adapters.official import FIRST_RULE_ANYWHERE, effective_date, looks_official
@@ -29,23 +29,6 @@ MAX_ID_BYTES = 120
 MAX_LINE = 1_000_000  # characters: spaCy's max_length; no rules text has a line near this long
 NOT_SOURCES = {"README.md": "documentation", "manifest.toml": "a manifest is only read in --raw",
                "overrides.toml": "overrides are only read in --raw"}
-
-
-@dataclass(frozen=True, slots=True)
-class Rejection:
-    """A file the run could not use, and why. Written to sources.csv; the run goes on."""
-
-    path: Path
-    reason: str
-    sha256: str = ""
-    n_bytes: int = 0
-    source_id: str = ""
-
-
-@dataclass(slots=True)
-class Ingested:
-    docs: list[CleanDoc] = field(default_factory=list)
-    rejections: list[Rejection] = field(default_factory=list)
 
 
 def discover(raw: Path, corpora: list[Path], skipped: list[Rejection] | None = None
@@ -64,7 +47,7 @@ def discover(raw: Path, corpora: list[Path], skipped: list[Rejection] | None = N
                 seen.add(path.resolve())
                 found.append((path, entries.get(path.resolve()) if folder == raw else None))
             elif why and skipped is not None:
-                skipped.append(Rejection(path, f"not read: {why}"))
+                skipped.append(Rejection(path=path, reason=f"not read: {why}"))
     return found, entries
 
 
@@ -142,7 +125,7 @@ def read_source(path: Path, entry: Entry | None, data: bytes | None = None, sour
                           "(no 'Comprehensive Rules' title and no rule 100.1)", path=path)
     _check_single_edition(text, path)
     stated = effective_date(text)
-    named = _date_in_name(path.name)
+    named = date_in_name(path.name)
     if stated and named and stated != named:
         warnings.append(f"file name says {named} but the text is effective {stated}: using {stated}")
     if not stated:
@@ -171,7 +154,9 @@ def ingest(raw: Path, corpora: list[Path], progress=None) -> Ingested:
             reason = e.message if isinstance(e, SourceError) else f"cannot be read: {e.strerror or e}"
             if isinstance(e, SourceError) and e.line:
                 reason = f"line {e.line}: {reason}"
-            out.rejections.append(Rejection(path, reason, *_fingerprint(path, data), ids[path]))
+            sha256, n_bytes = _fingerprint(path, data)
+            out.rejections.append(Rejection(path=path, reason=reason, sha256=sha256, n_bytes=n_bytes,
+                                            source_id=ids[path]))
             continue
         out.docs.append(replace(clean, warnings=doc.warnings + clean.warnings))
     return out
@@ -253,7 +238,8 @@ def _find_all(text: str, word: str):
         i = text.find(word, i + 1)
 
 
-def _date_in_name(name: str) -> str | None:
+def date_in_name(name: str) -> str | None:
+    """The ISO date a file name gives (cr-2007-10-01.txt), if it is a real date: ingest's and fetch's."""
     m = FILE_DATE.search(name)
     if not m:
         return None

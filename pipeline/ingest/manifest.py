@@ -9,14 +9,13 @@ from pathlib import Path
 
 from pipeline.errors import ManifestError
 from pipeline.options import MANIFEST_FORMATS as FORMATS
-from pipeline.records import SOURCE_KINDS
-from pipeline.ingest.adapters.copy import CANDIDATES
+from pipeline.records import COPY_LANGUAGES, SOURCE_KINDS
 
 MANIFEST_NAME = "manifest.toml"
 REQUIRED = ("file", "format", "kind", "edition", "language")
 OPTIONAL = ("url", "note")
 DATE = r"\d{4}-\d{2}-\d{2}"
-LANGUAGES = tuple(code.lower() for code in CANDIDATES)  # the languages the copy adapter can tell apart
+LANGUAGES = tuple(code.lower() for code in COPY_LANGUAGES)
 EDITION = re.compile(rf"^(?P<start>{DATE})(?:\.\.(?P<end>{DATE}))?$|^unknown$|^(?P<auto>auto)$")
 
 
@@ -52,7 +51,7 @@ def read_manifest(raw: Path) -> dict[Path, Entry]:
     if unknown_top:
         key = sorted(unknown_top)[0]
         raise ManifestError(f"unknown top-level key {key!r} (expected [[source]] tables)",
-                            path=path, line=_key_line(text, key, 0))
+                            path=path, line=key_line(text, key, 0))
     headers = [i + 1 for i, line in enumerate(text.splitlines()) if line.strip() == "[[source]]"]
     entries: dict[Path, Entry] = {}
     for n, item in enumerate(data.get("source", [])):
@@ -77,7 +76,7 @@ def read_utf8(path: Path) -> str:
 
 def _entry(item: dict, raw: Path, path: Path, text: str, line: int) -> Entry:
     def fail(message: str, key: str | None = None):
-        at = _key_line(text, key, line) if key else line
+        at = key_line(text, key, line) if key else line
         raise ManifestError(message, path=path, line=at)
 
     for key in item:
@@ -122,7 +121,7 @@ def _real_date(text: str) -> bool:
         return False
 
 
-def _key_line(text: str, key: str, after: int) -> int:
+def key_line(text: str, key: str, after: int) -> int:
     """First line at or after `after` that assigns `key` (tomllib reports no positions)."""
     pattern = re.compile(rf"^\s*{re.escape(key)}\s*=|^\s*\[+\s*{re.escape(key)}\b")
     lines = text.splitlines()

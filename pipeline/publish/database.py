@@ -16,14 +16,13 @@ tables give the same bytes: rows in the CSV's order, no timestamps.
 """
 from __future__ import annotations
 
-import os
 import sqlite3
 from pathlib import Path
 
 import numpy as np
 
 from pipeline.schema import BY_NAME, TABLES, Table, in_database
-from pipeline.atomic import _naming
+from pipeline.atomic import into_place, naming, temporary
 
 NAME = "crdiff.sqlite"
 SQL_TYPE = {"string": "TEXT", "edition": "TEXT", "date": "TEXT", "integer": "INTEGER", "number": "REAL",
@@ -67,8 +66,7 @@ class Database:
 
     def __init__(self, folder: Path):
         self.path = folder / NAME
-        self.tmp = folder / f".{NAME}.tmp"
-        self.tmp.unlink(missing_ok=True)
+        self.tmp = temporary(self.path)
         self.con = sqlite3.connect(self.tmp, isolation_level=None)
         self.con.execute("PRAGMA journal_mode = OFF")  # a failed build is thrown away whole
         self.con.execute("PRAGMA synchronous = OFF")
@@ -89,7 +87,7 @@ class Database:
         self.con.executemany(f'INSERT INTO "{name}" ({names}) VALUES ({marks})', zip(*columns))
 
     def close(self) -> None:
-        with _naming(self.path):
+        with naming(self.path):
             for table in (in_database(t) for t in TABLES if t.name not in VIEWS):
                 if table.name not in self.created:
                     self.con.execute(create_sql(table))
@@ -106,8 +104,7 @@ class Database:
             self.con.execute("COMMIT")
             self.con.execute("VACUUM")
             self.con.close()
-            os.chmod(self.tmp, 0o644)
-            os.replace(self.tmp, self.path)
+            into_place(self.tmp, self.path, mode=0o644)
 
     def abandon(self) -> None:
         self.con.close()

@@ -17,8 +17,7 @@ import pandas as pd
 from pipeline.ingest.clean import compare_form
 from pipeline.errors import PipelineError
 from pipeline.ingest.lockfile import fetched_url
-from pipeline.ingest.discover import Rejection
-from pipeline.records import CleanDoc, Edition, Rule, edition_status, rule_key
+from pipeline.records import CleanDoc, Edition, Rejection, Rule, edition_status, rule_key
 from pipeline.publish import parquet
 from pipeline.publish.database import Database
 from pipeline.schema import BY_NAME, WORDING

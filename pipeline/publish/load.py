@@ -7,7 +7,7 @@ never used together. Reading is column by column (pyarrow), then one record per 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -19,24 +19,13 @@ from pipeline.publish import parquet
 from pipeline.publish import transaction as publish
 from pipeline.ingest.clean import compare_form
 from pipeline.errors import PipelineError
-from pipeline.records import Citation, Rule, RuleChange, rule_key
+from pipeline.records import Citation, Loaded, Rule, RuleChange, rule_key
 from pipeline.schema import BY_NAME
 
 RULE_FIELDS = ("edition", "source", "rule_id", "kind", "parent", "title", "text", "compare", "examples",
                "sentences", "references", "citations", "rule_flags", "line_start", "line_end", "occurrence",
                "variants")
 TUPLES = {"examples", "references", "rule_flags", "variants"}
-
-
-@dataclass
-class Loaded:
-    """What export wrote of a run's records: the rules, where each sits in the history (by
-    rule_key), and every change."""
-
-    rules: list[Rule] = field(default_factory=list)
-    lineage: dict[tuple, str] = field(default_factory=dict)  # rule_key -> lineage id
-    last_changed: dict[tuple, str] = field(default_factory=dict)  # rule_key -> edition
-    changes: list[RuleChange] = field(default_factory=list)
 
 
 def read(processed: Path, name: str, columns: list[str] | None = None, filters=None, check: bool = True,
@@ -143,6 +132,4 @@ def changes(processed: Path, filters=None, file: str | None = None) -> list[Rule
 
 def dataset(processed: Path) -> Loaded:
     """Rules and changes together: what `history` and the reports read."""
-    out = rules(processed)
-    out.changes = changes(processed)
-    return out
+    return replace(rules(processed), changes=changes(processed))

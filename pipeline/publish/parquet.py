@@ -9,8 +9,6 @@ Arrow date. The empty strings (no `edition_end`) stay empty strings, as in the r
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import pyarrow as pa
@@ -18,7 +16,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline.schema import BY_NAME, Table
-from pipeline.atomic import _naming
+from pipeline.atomic import naming, replacing
 
 OP_FIELDS = ("tag", "old_start", "old_end", "new_start", "new_end", "old_text", "new_text")
 OP = pa.struct([(n, pa.string() if n in ("tag", "old_text", "new_text") else pa.int64()) for n in OP_FIELDS])
@@ -95,24 +93,15 @@ DICTIONARY_BYTES = 8 << 20
 def write(folder: Path, name: str, chunks, file: str | None = None) -> None:
     """name.parquet (or file.parquet) from the chunks of table `name`'s frame, under a temporary
     name renamed into place."""
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{file or name}.parquet"
-    with _naming(path):
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-        os.close(fd)
-        try:
-            with pq.ParquetWriter(tmp, arrow_schema(BY_NAME[name]), compression="zstd",
-                                  dictionary_pagesize_limit=DICTIONARY_BYTES) as writer:
-                group: list[pa.Table] = []
-                for chunk in chunks:
-                    group.append(arrow_table(name, chunk))
-                    if sum(t.num_rows for t in group) >= ROW_GROUP:
-                        writer.write_table(pa.concat_tables(group), row_group_size=ROW_GROUP)
-                        group = []
-                if group:
-                    writer.write_table(pa.concat_tables(group), row_group_size=ROW_GROUP)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+    with naming(path), replacing(path, mode=0o644) as tmp, \
+            pq.ParquetWriter(tmp, arrow_schema(BY_NAME[name]), compression="zstd",
+                             dictionary_pagesize_limit=DICTIONARY_BYTES) as writer:
+        group: list[pa.Table] = []
+        for chunk in chunks:
+            group.append(arrow_table(name, chunk))
+            if sum(t.num_rows for t in group) >= ROW_GROUP:
+                writer.write_table(pa.concat_tables(group), row_group_size=ROW_GROUP)
+                group = []
+        if group:
+            writer.write_table(pa.concat_tables(group), row_group_size=ROW_GROUP)

@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import gzip
 import json
-from dataclasses import asdict, astuple
+from dataclasses import asdict, fields
 from pathlib import Path
 
 from pipeline.publish import export
 from pipeline.publish import load
 from pipeline.publish import transaction as publish
 from pipeline.errors import PipelineError
-from pipeline.ingest.discover import Ingested, Rejection
-from pipeline.records import CleanDoc, Discard, Edition, Paragraph, Rule, RuleChange, SourceDoc
+from pipeline.records import Aligned, CleanDoc, Discard, Edition, Ingested, Paragraph, Rejection, Rule, SourceDoc
 from pipeline.atomic import write_atomic
 
 FOLDER = ".stages"
@@ -47,33 +46,48 @@ def _read_json(processed: Path, name: str, stage: str):
 
 def _check(processed: Path, file: str, stage: str) -> None:
     if not (processed / file).exists():
-        raise PipelineError(f"{file} is missing: run `python -m pipeline {stage}` first", path=processed)
+        raise publish.missing(processed, file, stage)
     publish.verify(processed, [file])
 
 
 # ingest
 
 def save_ingested(folder: Path, ingested: Ingested) -> None:
-    docs = [{"source": [str(v) if isinstance(v, Path) else v for v in astuple(d.source)],
-             "paragraphs": [astuple(p) for p in d.paragraphs], "discards": [astuple(x) for x in d.discards],
-             "rest": [d.chars_total, d.chars_kept, d.edition, list(d.warnings), d.wrapped, d.complete]}
+    docs = [{"source": _values(d.source), "paragraphs": [_values(p) for p in d.paragraphs],
+             "discards": [_values(x) for x in d.discards], "rest": _values(d, skip=NESTED)}
             for d in ingested.docs]
-    rejections = [[str(r.path), r.reason, r.sha256, r.n_bytes, r.source_id] for r in ingested.rejections]
-    _write_json(folder, "ingest", {"docs": docs, "rejections": rejections})
+    _write_json(folder, "ingest", {"docs": docs, "rejections": [_values(r) for r in ingested.rejections]})
 
 
 def load_ingested(processed: Path) -> Ingested:
     data = _read_json(processed, "ingest", "ingest")
-    docs = []
-    for d in data["docs"]:
-        s = d["source"]
-        source = SourceDoc(s[0], Path(s[1]), *s[2:12], tuple(s[12]))
-        total, kept, edition, warnings, wrapped, complete = d["rest"]
-        docs.append(CleanDoc(source, tuple(Paragraph(*p) for p in d["paragraphs"]),
-                             tuple(Discard(*x) for x in d["discards"]), total, kept, edition, tuple(warnings),
-                             wrapped, complete))
-    rejections = [Rejection(Path(r[0]), *r[1:]) for r in data["rejections"]]
-    return Ingested(docs, rejections)
+    docs = [_record(CleanDoc, d["rest"], source=_record(SourceDoc, d["source"]),
+                    paragraphs=tuple(_record(Paragraph, p) for p in d["paragraphs"]),
+                    discards=tuple(_record(Discard, x) for x in d["discards"])) for d in data["docs"]]
+    return Ingested(docs=docs, rejections=[_record(Rejection, r) for r in data["rejections"]])
+
+
+# A record is stored as the list of its fields' values in the record's own order, and read back by
+# zipping them with its field names: the layout is the dataclass itself, so a field added to a record
+# is stored and restored with no change here (tests/test_stored_by_name.py checks every field).
+NESTED = ("source", "paragraphs", "discards")  # CleanDoc's fields stored on their own
+
+
+def _values(record, skip: tuple[str, ...] = ()) -> list:
+    """A record's field values in declaration order, a Path as text."""
+    values = (getattr(record, f.name) for f in fields(record) if f.name not in skip)
+    return [str(v) if isinstance(v, Path) else v for v in values]
+
+
+def _record(cls, values: list, **given):
+    """`cls` from its stored values (all fields but those `given`), by field name; a field declared a Path
+    or a tuple gets that type back from JSON's text and lists."""
+    names = [f for f in fields(cls) if f.name not in given]
+    if len(values) != len(names):
+        raise ValueError(f"{cls.__name__}: {len(values)} values stored for {len(names)} fields")
+    data = {f.name: Path(v) if f.type == "Path" else tuple(v) if f.type.startswith("tuple") else v
+            for f, v in zip(names, values)}
+    return cls(**data, **given)
 
 
 # segment
@@ -93,16 +107,6 @@ def load_segmented(processed: Path) -> tuple[list[Rule], list[Edition]]:
 
 # align
 
-class Aligned:
-    """What the export needs of the alignment: the history (changes, lineage ids, last changes),
-    the renumbering runs, the lineages that commentary citations point to and what copies observe."""
-
-    def __init__(self, changes: list[RuleChange], lineage: dict, last_changed: dict, renumberings: list[dict],
-                 cited: dict, observations: list[dict] = ()):
-        self.changes, self.lineage, self.last_changed = changes, lineage, last_changed
-        self.renumberings, self.cited, self.observations = renumberings, cited, list(observations)
-
-
 def save_aligned(folder: Path, aligned: Aligned) -> None:
     frame = export.change_rows(aligned)
     export.write_table(frame, folder / FOLDER, "changes", file="align.changes", formats=("parquet",))
@@ -120,4 +124,5 @@ def load_aligned(processed: Path) -> Aligned:
     lineage = {tuple(row[:4]): row[4] for row in data["lineage"]}
     last_changed = {tuple(row[:4]): row[5] for row in data["lineage"] if row[5]}
     cited = {tuple(row[:3]): tuple(row[3:]) for row in data["cited"]}
-    return Aligned(changes, lineage, last_changed, data["renumberings"], cited, data["observations"])
+    return Aligned(changes=changes, lineage=lineage, last_changed=last_changed, renumberings=data["renumberings"],
+                   cited=cited, observations=data["observations"])

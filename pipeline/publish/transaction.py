@@ -309,6 +309,11 @@ def run_id(folder: Path) -> str:
         return ""
 
 
+def missing(folder: Path, name: str, stage: str = "run") -> PipelineError:
+    """The error for a file a reader needs that is not in `folder`: which command writes it."""
+    return PipelineError(f"{name} is missing: run `python -m pipeline {stage}` first", path=folder)
+
+
 def verify(folder: Path, names: list[str], quick: bool = False) -> str:
     """For readers: every named file is the one the published run wrote. Returns the run id. With
     `quick`, a file whose size and modification time are still those recorded just after its run
@@ -319,7 +324,7 @@ def verify(folder: Path, names: list[str], quick: bool = False) -> str:
             if holder:  # a first run still writing: nothing published yet
                 raise PipelineError(f"{name} is not there yet: a run (pid {holder}) is writing here; wait for it "
                                     "to finish", path=folder)
-            raise PipelineError(f"{name} is missing: run `python -m pipeline run` first", path=folder)
+            raise missing(folder, name)
     files = listing(folder)
     if files is None:
         raise PipelineError(f"no readable {LISTING}: these tables were not published by one complete run; "

@@ -30,11 +30,11 @@ class Result:
 def from_processed(processed: Path) -> Remapper:
     """The one place `cite` reads the datasets (through the typed loader): rules (numbers and
     lineages), changes, editions."""
-    from pipeline.publish import load
+    from pipeline.publish import load, transaction as publish
 
     def read(name: str, columns: list[str]):
         if not (processed / f"{name}.parquet").exists():
-            raise PipelineError(f"{name}.parquet is missing: run `python -m pipeline run` first", path=processed)
+            raise publish.missing(processed, f"{name}.parquet")
         return load.read(processed, name, columns=columns).to_pandas()[columns]
 
     rules = read("rules", RULE_COLUMNS)

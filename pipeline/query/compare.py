@@ -9,15 +9,14 @@ from pathlib import Path
 from pipeline import lookup
 from pipeline.errors import PipelineError
 from pipeline.query.history import load_rules
-from pipeline.align.lineage import _aligned as aligned, fates
-from pipeline.cache import Cache, code_hash, tuples
+from pipeline.align.lineage import aligned, fates
+from pipeline.cache import CACHE_FILE, Cache, code_hash, tuples
 from pipeline.patterns import LOOKS_LIKE_A_PATH
 from pipeline.records import Citation, Rule, RuleChange
 from pipeline.ruleid import sort_key
 from pipeline.segment import read
 from pipeline.segment.rules import ParagraphCache
 
-CACHE_FILE = ".cache/cache.sqlite"  # the run's cache (stages.CACHE_FILE): paragraph analyses are shared
 CITATIONS = [f.name for f in fields(Rule)].index("citations")
 
 
@@ -112,7 +111,7 @@ def compare(a: list[Rule], b: list[Rule], cache_file: Path | None = None) -> lis
             if (m.method == "merge" and m.old in continued) or (m.method == "split" and m.new in successors):
                 continue
             kind = {"merge": "merged", "split": "split"}.get(m.method)
-            change = RuleChange(*diffs[(m.old, m.new, m.method)])
+            change = diffs[(m.old, m.new, m.method)]
             out.append(replace(change, change=kind) if kind else change)
         elif m.old is not None:
             if m.old not in continued and m.old not in ended:

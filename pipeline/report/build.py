@@ -29,7 +29,6 @@ from pipeline.report import pagekeys
 from pipeline.publish import transaction as publish
 from pipeline.report import editionpages as reader
 from pipeline.report import rulepages
-from pipeline.errors import PipelineError
 from pipeline.schema import BY_NAME
 from pipeline.records import CHANGES, CleanDoc
 from pipeline.atomic import write_atomic, write_if_changed
@@ -68,7 +67,7 @@ def _rows(processed: Path, name: str, only: list[str] | None = None) -> list[dic
     """A table's rows as the typed loader gives them (booleans, lists, numbers as they were
     exported); the caller has checked the run (verify), or holds its staging folder."""
     if not (processed / f"{name}.parquet").exists():
-        raise PipelineError(f"{name}.parquet is missing: run `python -m pipeline run` first", path=processed)
+        raise publish.missing(processed, f"{name}.parquet")
     return load.rows(processed, name, only=only, check=False)
 
 

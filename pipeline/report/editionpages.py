@@ -25,7 +25,6 @@ REFERENCE = re.compile(
     r"|(?<![\w.])(?P<dotted>\d{3}\.\d+[a-z]?(?:[-–][a-z])?)(?![\w])")
 NUMBER_ONLY = re.compile(NUMBER)
 ITALICS = re.compile(r"(?<![\w])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w])")  # "_Magic_" as printed in some editions
-HEADINGS = ("part", "chapter", "section")
 
 
 def anchor(rule_id: str, kind: str) -> str:

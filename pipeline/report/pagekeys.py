@@ -1,7 +1,7 @@
 """Keys of report pages, so that a run renders only the pages whose inputs changed.
 
 A page's key is a hash of everything its bytes depend on: its name (which sets the depth of its
-links), the report code (report.py and every pipeline module it imports, the templates, the versions
+links), the report code (report/build.py and every pipeline module it imports, the templates, the versions
 of the libraries that render) and the page's own data. A run publishes the keys of its pages in
 `reports/page-keys.json`, listed in run.json like the pages. The next run leaves a page in place
 without rendering it when its key is the one the published run recorded and the published file is
@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
-import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,10 +28,7 @@ TEMPLATES = Path(__file__).parent / "templates"
 def code() -> str:
     """The code that renders the pages: any change to it, to a template, to a library's version or to
     Python's renders every page again."""
-    digest = hashlib.sha256(cache.code_hash("pipeline.report.build", LIBRARIES).encode() + sys.version.encode())
-    for path in sorted(p for p in TEMPLATES.iterdir() if p.is_file()):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return cache.code_hash("pipeline.report.build", LIBRARIES, (TEMPLATES,))
 
 
 def digest(value) -> str:

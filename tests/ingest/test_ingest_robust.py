@@ -220,16 +220,12 @@ def test_overrides_that_are_not_utf8_are_one_line_error(tmp_path):
 
 
 def test_disk_full_names_the_file(tmp_path, monkeypatch):
-    real = os.fdopen
-
-    def full(fd, *args, **kwargs):
-        f = real(fd, *args, **kwargs)
-        if ".rules.csv." in os.readlink(f"/proc/self/fd/{fd}"):
-            f.close()
+    def full(file, *args, **kwargs):  # the streamed writer's open of the temporary file beside rules.csv
+        if ".rules.csv." in str(file):
             raise OSError(errno.ENOSPC, "No space left on device")
-        return f
+        return open(file, *args, **kwargs)
 
-    monkeypatch.setattr(store.os, "fdopen", full)
+    monkeypatch.setattr(store, "open", full, raising=False)
     result = invoke("run", "--raw", RAW, "--processed", tmp_path / "p", "--no-reports", "-q")
     assert result.exit_code == 1
     assert result.output == f"Error: {tmp_path / 'p/.staging/rules.csv'}: cannot write: No space left on device\n"

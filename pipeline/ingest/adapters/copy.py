@@ -10,10 +10,8 @@ from functools import lru_cache
 from lingua import IsoCode639_1, Language, LanguageDetectorBuilder
 
 from pipeline.ingest.clean import Ledger, unwrap
-from pipeline.records import CleanDoc, SourceDoc
+from pipeline.records import COPY_LANGUAGES as CANDIDATES, CleanDoc, SourceDoc
 
-# Languages of the sites people copy rules from. A short, fixed set keeps detection fast and sure.
-CANDIDATES = ("EN", "RU", "UK", "DE", "FR", "ES", "IT", "PT", "PL", "NL", "CS", "JA", "ZH", "KO")
 MIN_CONFIDENCE = 0.5  # the other language must be this likely ...
 MAX_OWN_CONFIDENCE = 0.05  # ... and the document's own language this unlikely ("212.5. Instants" is not French)
 # Characters of a line its language is told from: lingua's time grows with the square of a word's length
