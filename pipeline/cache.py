@@ -13,7 +13,6 @@ import hashlib
 import json
 import re
 import sqlite3
-import sys
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -55,8 +54,9 @@ class Damaged(ValueError):
 def code_hash(module: str, libraries: tuple[str, ...] = (), data: tuple[Path, ...] = ()) -> str:
     """The fingerprint of code, the one every cache key, page key and run id is made from: sha256 over the
     source of `module` (e.g. 'pipeline.segment.nlp') and of every pipeline module it imports, directly or
-    not, the files in the `data` folders (the report's templates), the installed versions of `libraries`
-    and Python's version."""
+    not, the files in the `data` folders (the report's templates) and the installed versions of `libraries`.
+    Not Python's version: the run id is made from it, and the same inputs give the same bytes on every
+    supported Python."""
     digest = hashlib.sha256()
     for name in sorted(_closure(module)):
         digest.update(name.encode() + b"\0" + _module_path(name).read_bytes() + b"\0")
@@ -65,7 +65,6 @@ def code_hash(module: str, libraries: tuple[str, ...] = (), data: tuple[Path, ..
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     for library in libraries:
         digest.update(f"{library}={metadata.version(library)}\0".encode())
-    digest.update(sys.version.encode())
     return digest.hexdigest()
 
 

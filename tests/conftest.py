@@ -123,3 +123,15 @@ def pytest_terminal_summary(terminalreporter):
         if count:
             terminalreporter.write_line(f"NOTE: {count} tests SKIPPED: they need {what}, not at {path}. "
                                         f"To run them: {how}", yellow=True, bold=True)
+
+
+def two_small_editions(folder: Path) -> tuple[Path, Path]:
+    """a.txt (May 2009) and b.txt (July 2009): two rules that swap numbers, one of them reworded."""
+    head = ("Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n"
+            "1. Game\n\n100. General\n\n")
+    a, b = folder / "a.txt", folder / "b.txt"
+    a.write_text(head.format("May 1, 2009") + "100.1. A player may play a card from his or her "
+                 "hand.\n\n100.2. Each game has a winner.\n", encoding="utf-8")
+    b.write_text(head.format("July 11, 2009") + "100.1. Each game has a winner.\n\n100.2. A player "
+                 "may cast a card from their hand.\n", encoding="utf-8")
+    return a, b

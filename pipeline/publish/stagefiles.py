@@ -69,7 +69,7 @@ def load_ingested(processed: Path) -> Ingested:
 
 # A record is stored as the list of its fields' values in the record's own order, and read back by
 # zipping them with its field names: the layout is the dataclass itself, so a field added to a record
-# is stored and restored with no change here (tests/test_stored_by_name.py checks every field).
+# is stored and restored with no change here (tests/publish/test_stored_by_name.py checks every field).
 NESTED = ("source", "paragraphs", "discards")  # CleanDoc's fields stored on their own
 
 
@@ -84,7 +84,8 @@ def _record(cls, values: list, **given):
     or a tuple gets that type back from JSON's text and lists."""
     names = [f for f in fields(cls) if f.name not in given]
     if len(values) != len(names):
-        raise ValueError(f"{cls.__name__}: {len(values)} values stored for {len(names)} fields")
+        raise PipelineError(f"{FOLDER}/: {len(values)} values stored for the {len(names)} fields of a {cls.__name__} "
+                            "(written by another version): run the stages again")
     data = {f.name: Path(v) if f.type == "Path" else tuple(v) if f.type.startswith("tuple") else v
             for f, v in zip(names, values)}
     return cls(**data, **given)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,7 +29,8 @@ TEMPLATES = Path(__file__).parent / "templates"
 def code() -> str:
     """The code that renders the pages: any change to it, to a template, to a library's version or to
     Python's renders every page again."""
-    return cache.code_hash("pipeline.report.build", LIBRARIES, (TEMPLATES,))
+    code = cache.code_hash("pipeline.report.build", LIBRARIES, (TEMPLATES,))
+    return hashlib.sha256(code.encode() + sys.version.encode()).hexdigest()  # another Python may render otherwise
 
 
 def digest(value) -> str:

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.cli.main import main
-from conftest import HEAVY, RAW, ROOT, imported_by, run_stages
+from conftest import HEAVY, RAW, ROOT, imported_by, run_stages, two_small_editions
 
 OUTPUTS = ("rules.csv", "rules.parquet", "editions.csv", "glossary.csv", "sources.csv", "discards.csv")
 
@@ -178,12 +178,7 @@ def test_history_of_an_unknown_rule(seeds_run):
 
 
 def test_compare_two_files(tmp_path):
-    head = ("Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n"
-            "1. Game\n\n100. General\n\n")
-    (tmp_path / "a.txt").write_text(head.format("May 1, 2009") + "100.1. A player may play a card from his or her "
-                                    "hand.\n\n100.2. Each game has a winner.\n", encoding="utf-8")
-    (tmp_path / "b.txt").write_text(head.format("July 11, 2009") + "100.1. Each game has a winner.\n\n100.2. A player "
-                                    "may cast a card from their hand.\n", encoding="utf-8")
+    two_small_editions(tmp_path)
     result = invoke("compare", tmp_path / "a.txt", tmp_path / "b.txt")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()

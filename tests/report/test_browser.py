@@ -17,7 +17,7 @@ from pipeline.records import CHANGES
 from pipeline.report import build as report
 from pipeline.report.pairpages import segments
 from pipeline import run as stages
-from conftest import CHROMIUM, needs_archive
+from conftest import CHROMIUM, needs_archive, two_small_editions
 
 pytestmark = pytest.mark.browser
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -245,12 +245,7 @@ def test_archive_pages_have_no_broken_links_and_load_clean(page, archive_reports
 def test_compare_report_for_any_two_files(page, tmp_path):
     from click.testing import CliRunner
     from pipeline.cli.main import main
-    head = ("Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n"
-            "1. Game\n\n100. General\n\n")
-    (tmp_path / "a.txt").write_text(head.format("May 1, 2009") + "100.1. A player may play a card from his or her "
-                                    "hand.\n\n100.2. Each game has a winner.\n", encoding="utf-8")
-    (tmp_path / "b.txt").write_text(head.format("July 11, 2009") + "100.1. Each game has a winner.\n\n100.2. A player "
-                                    "may cast a card from their hand.\n", encoding="utf-8")
+    two_small_editions(tmp_path)
     result = CliRunner().invoke(main, ["compare", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--report",
                                        "--reports", str(tmp_path / "r")])
     assert result.exit_code == 0, result.output
