@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from rapidfuzz import fuzz
 
 from pipeline.records import HEADINGS, Match
-from pipeline.align.trace import alike, reworded, rule_words, trace, units
+from pipeline.align.trace import alike, reworded, rule_words, survivors, trace, units
 from pipeline.align.scoring import (GAP_SHARE, PIECE_SAME_ID, PLACED_SHARE, RESEMBLE_CANDIDATES, RESEMBLES, REWRITTEN,
                                     SECTION_PAIRS, score_form, _full, _text)
 from pipeline.align.similarity import _best, _word_rows
@@ -69,7 +69,17 @@ def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match],
     found += _placed(old, new, o, n, found, extra, both, allowed)
     found += _gaps(old, new, o, n, found, extra, both, allowed)
     found += _in_section(old, new, o, n, found, extra, both, allowed)
-    return _heads_continue(old, new, found, extra, both)
+    found, extra = _heads_continue(old, new, found, extra, both)
+    return found, extra + _survived(old, o, found, extra, both, allowed)
+
+
+def _survived(old, o, found, extra, both, allowed) -> list[Match]:
+    """A rule that ended with its sentences living on in a rule that continues another was merged into
+    it (712.10 of 2020, its meld cards now among the double-faced permanents of 712.16)."""
+    went = {m.old for m in found} | {m.old for m in extra}
+    ended = [i for i in o if i not in went and not _is_piece(old[i])]
+    merged = survivors(*both, ended, {m.new: m.old for m in found})
+    return [Match(i, j, share, "merge", share < 60) for i, j, share in merged if allowed(i, j)]
 
 
 def _heads_continue(old, new, found, extra, both) -> tuple[list[Match], list[Match]]:

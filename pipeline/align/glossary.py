@@ -12,7 +12,7 @@ from rapidfuzz import fuzz, process
 from pipeline.ingest.clean import compare_form
 from pipeline.patterns import TERMINOLOGY
 from pipeline.records import Match
-from pipeline.align.trace import alike, unexplained, units
+from pipeline.align.trace import alike, survivors, unexplained, units
 from pipeline.align.scoring import (ACCEPT, FROM_GLOSSARY, GLOSSARY_DEFINITION, GLOSSARY_RENAMED, NAME_DEFINITION,
                                     NAME_SAME_STEMS, REVIEW, score_form, _assign, _bound)
 from pipeline.align.exact import ONE_TO_ONE, _group, _is_piece
@@ -49,6 +49,16 @@ def _from_glossary(old, new, matches) -> list[Match]:
             if weight_got / total >= FROM_GLOSSARY:
                 out.append(Match(i, j, round(100 * weight_got / total, 1), "split", weight_got / total < 0.6))
     return out
+
+
+def _glossary_merges(old, new, o, n, found) -> list[Match]:
+    """A term that ended with its definition living on in another term's entry was merged into it
+    (the sentence on what "suspended" means, in the entry "Suspend" of July 2009)."""
+    went = {m.old for m in found}
+    ended = [i for i in o if i not in went]
+    both = (units(old, o, score_form), units(new, n, score_form))
+    return [Match(i, j, share, "merge", share < 60)
+            for i, j, share in survivors(*both, ended, {m.new: m.old for m in found})]
 
 
 GLOSSARY_SUFFIX = re.compile(r"\s*\((?:obsolete|informal)\)\s*$")

@@ -414,6 +414,56 @@ def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], s
     return continued, merges
 
 
+def survivors(uo: dict[int, list[Unit]], un: dict[int, list[Unit]], ended: list[int],
+              continuing: dict[int, int]) -> list[tuple[int, int, float]]:
+    """(old, new, share) for each ended rule whose own sentences live on, word for word or reworded, in
+    one rule that continues another (`continuing`: new -> old): SHARE of its text at least and MIN_FLOW
+    (about three words of the edition), and that rule got from it, not from its own predecessor, a
+    sentence, some of its words (GAINED) or one of its rarest (712.10 of 2020 into 712.16, which gained
+    "melded": a template sentence the two old rules shared is no evidence by itself). All of the new
+    rule's text is searched, what its predecessor said too. A sentence's weight is its words' rarity,
+    shared among the rules that print it, so boilerplate weighs nothing; two rules naming what the
+    other lacks are never paired."""
+    targets = [v for j in sorted(continuing) for v in un.get(j, ()) if v.weight > 0]
+    index = _word_index(targets, COMMON_SENTENCES)
+    old_words, old_idf, old_rare = rule_words(uo)
+    new_words, _, new_rare = rule_words(un)
+    least = HELD_WORDS * math.log((len(uo) + 1) / 1.5)
+    out = []
+    for i in ended:
+        held, fresh = defaultdict(float), set()  # fresh: rules where a sentence of it is new text
+        for u in uo.get(i, ()):
+            there = _found_in(u, targets, index) if u.weight > 0 else []
+            for j in {v.rule for v in there}:
+                held[j] += u.weight
+            fresh |= {v.rule for v in there if unexplained([v], uo.get(continuing[v.rule], []))}
+        mine = old_words.get(i, frozenset())
+        own, weight, names = sum(u.weight for u in uo.get(i, ())) or 1.0, _sum(mine, old_idf), \
+            frozenset(_needed(mine, old_idf, least))
+        best = None
+        for j, f in sorted(held.items()):
+            theirs = new_words.get(j, frozenset())
+            gained = (mine & theirs) - old_words.get(continuing[j], frozenset())
+            if f < SHARE * own or f < MIN_FLOW or (best and f <= best[1]) \
+                    or not (j in fresh or gained & names or _sum(gained, old_idf) >= GAINED * weight) \
+                    or ((old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine)):
+                continue
+            best = (j, f)
+        if best:
+            out.append((i, best[0], _pct(best[1], own)))
+    return out
+
+
+def _found_in(u: Unit, targets: list[Unit], index: dict[str, list[int]]) -> list[Unit]:
+    """The sentences of `targets` that are `u`, perhaps reworded: candidates found by their less common
+    words and ranked by all the words they share."""
+    found = set(chain.from_iterable(index.get(w, ()) for w in u.words))
+    shared = {k: len(u.words & targets[k].words) for k in found}
+    cover = [k for k in found if shared[k] >= 0.5 * min(len(u.words), len(targets[k].words))]
+    return [targets[k] for k in heapq.nsmallest(SENTENCE_CANDIDATES, cover, key=lambda k: (-shared[k], k))
+            if alike(u, targets[k])]
+
+
 def _needed(words: frozenset[str], idf: dict[str, float], least: float) -> list[str]:
     """The rarest of `words` (RAREST at most) a rule must have one of to hold `least` of their weight:
     the fewest such that the others together weigh less. Words most rules have (of no weight alone)

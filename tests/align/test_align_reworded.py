@@ -168,3 +168,50 @@ def test_a_piece_from_the_glossary_is_not_renumbered():
         + [rule("2001-01-01", "Event", "Anything that happens in a game. See rule 700.1.", "glossary")]
     found, _ = changes_of(old, new)
     assert found[("Event", "700.1")].change == "split" and not found[("Event", "700.1")].renumbered
+
+
+FACE_DOWN = "If a spell or ability tries to turn {} face down, nothing happens."
+
+
+def test_a_rule_whose_text_lives_on_in_a_rule_that_continues_another_is_merged_into_it():
+    """2025: the meld rule "can't be turned face down" went into the double-faced cards' rule, which gained
+    "melded" from it; its second sentence was the double-faced rule's template."""
+    old = edition("2000-01-01", *FILLER,
+                  ("711.10", "Double-faced permanents can't be turned face down. " + FACE_DOWN.format("a double-faced "
+                                                                                                        "permanent")),
+                  ("712.10", "Meld cards on the battlefield and melded permanents can't be turned face down. "
+                   + FACE_DOWN.format("such a permanent")))
+    new = edition("2001-01-01", *FILLER,
+                  ("712.16", "Melded permanents and other double-faced permanents can't be turned face down. "
+                   + FACE_DOWN.format("a double-faced permanent")))
+    found, _ = changes_of(old, new)
+    assert found[("712.10", "712.16")].change == "merged"
+    assert found[("711.10", "712.16")].change == "modified"
+
+
+def test_a_template_the_ended_rule_shared_with_a_continuing_rule_is_not_a_merge():
+    """Typecycling gained nothing from the equip rule that went: two rules on one template stay apart."""
+    equip = ("An equip [quality] ability is an equip ability. Any effect that increases or reduces an equip cost will "
+             "increase or reduce an equip [quality] cost.")
+    cycling = ("Typecycling abilities are cycling abilities. Any effect that increases or reduces a cycling cost will "
+               "increase or reduce a typecycling cost.")
+    old = edition("2000-01-01", *FILLER, ("702.6d", equip), ("702.29f", cycling))
+    new = edition("2001-01-01", *FILLER, ("702.29f", cycling + " Any effect that looks for cycling finds typecycling."))
+    found, _ = changes_of(old, new)
+    assert found[("702.6d", "")].change == "removed"
+    assert ("702.6d", "702.29f") not in found
+
+
+def test_a_glossary_term_folded_into_another_entry_is_merged_into_it():
+    from test_align import rule
+    suspended = 'A card is "suspended" if it\'s in the exile zone, has suspend, and has a time counter on it.'
+    old = edition("2000-01-01", *FILLER) + [
+        rule("2000-01-01", "Suspend", "Suspend is a keyword that represents three abilities. See rule 702.59.",
+             "glossary"),
+        rule("2000-01-01", "Suspended", suspended, "glossary")]
+    new = edition("2001-01-01", *FILLER) + [
+        rule("2001-01-01", "Suspend", "A keyword ability that provides an alternate way to cast a card. See rule "
+             "702.59. " + suspended, "glossary")]
+    found, _ = changes_of(old, new)
+    assert found[("Suspended", "Suspend")].change == "merged"
+    assert found[("Suspend", "Suspend")].change == "modified"
