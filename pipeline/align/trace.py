@@ -374,7 +374,7 @@ def reworded(old: list[Rule], new: list[Rule], ended: list[int], n: list[int], s
     for j in n:
         for w in new_words.get(j, ()):
             index[w].add(j)
-    least = HELD_WORDS * math.log((len(uo) + 1) / 1.5)  # less is not evidence (12 in a full edition)
+    least = _least(uo)
     proposals, size = [], {}
     for i in ended:
         mine = old_words.get(i)
@@ -428,7 +428,7 @@ def survivors(uo: dict[int, list[Unit]], un: dict[int, list[Unit]], ended: list[
     index = _word_index(targets, COMMON_SENTENCES)
     old_words, old_idf, old_rare = rule_words(uo)
     new_words, _, new_rare = rule_words(un)
-    least = HELD_WORDS * math.log((len(uo) + 1) / 1.5)
+    least = _least(uo)
     out = []
     for i in ended:
         held, fresh = defaultdict(float), set()  # fresh: rules where a sentence of it is new text
@@ -437,20 +437,20 @@ def survivors(uo: dict[int, list[Unit]], un: dict[int, list[Unit]], ended: list[
             for j in {v.rule for v in there}:
                 held[j] += u.weight
             fresh |= {v.rule for v in there if unexplained([v], uo.get(continuing[v.rule], []))}
+        own = sum(u.weight for u in uo.get(i, ())) or 1.0
         mine = old_words.get(i, frozenset())
-        own, weight, names = sum(u.weight for u in uo.get(i, ())) or 1.0, _sum(mine, old_idf), \
-            frozenset(_needed(mine, old_idf, least))
-        best = None
-        for j, f in sorted(held.items()):
+        names = frozenset(_needed(mine, old_idf, least))
+        fits = []
+        for j, f in held.items():
             theirs = new_words.get(j, frozenset())
-            gained = (mine & theirs) - old_words.get(continuing[j], frozenset())
-            if f < SHARE * own or f < MIN_FLOW or (best and f <= best[1]) \
-                    or not (j in fresh or gained & names or _sum(gained, old_idf) >= GAINED * weight) \
-                    or ((old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine)):
-                continue
-            best = (j, f)
-        if best:
-            out.append((i, best[0], _pct(best[1], own)))
+            gained = (mine & theirs) - old_words.get(continuing[j], frozenset())  # not from its predecessor
+            gave = j in fresh or gained & names or _sum(gained, old_idf) >= GAINED * _sum(mine, old_idf)
+            apart = (old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine)
+            if f >= SHARE * own and f >= MIN_FLOW and gave and not apart:
+                fits.append((round(f, 3), -j))
+        if fits:
+            f, j = max(fits)
+            out.append((i, -j, _pct(f, own)))
     return out
 
 
@@ -462,6 +462,12 @@ def _found_in(u: Unit, targets: list[Unit], index: dict[str, list[int]]) -> list
     cover = [k for k in found if shared[k] >= 0.5 * min(len(u.words), len(targets[k].words))]
     return [targets[k] for k in heapq.nsmallest(SENTENCE_CANDIDATES, cover, key=lambda k: (-shared[k], k))
             if alike(u, targets[k])]
+
+
+def _least(units_of: dict[int, list[Unit]]) -> float:
+    """The weight of words two rules must share to be evidence of anything: HELD_WORDS of the edition's
+    rarest words (12 in a full edition)."""
+    return HELD_WORDS * math.log((len(units_of) + 1) / 1.5)
 
 
 def _needed(words: frozenset[str], idf: dict[str, float], least: float) -> list[str]:
