@@ -9,8 +9,8 @@ from rapidfuzz import fuzz
 
 from pipeline.records import HEADINGS, Match
 from pipeline.align.trace import alike, reworded, rule_words, survivors, trace, units
-from pipeline.align.scoring import (GAP_SHARE, PIECE_SAME_ID, PLACED_SHARE, RESEMBLE_CANDIDATES, RESEMBLES, REWRITTEN,
-                                    SECTION_PAIRS, score_form, _full, _text)
+from pipeline.align.scoring import (GAP_SHARE, LEAD_KEEPS, PIECE_SAME_ID, PLACED_SHARE, RESEMBLE_CANDIDATES,
+                                    RESEMBLES, REWRITTEN, SECTION_PAIRS, score_form, _full, _text)
 from pipeline.align.similarity import _best, _word_rows
 from pipeline.align.exact import _exact, _forced, _is_piece, _near
 from pipeline.align.fuzzy import _fuzzy, _home, _identity, _title_words
@@ -86,11 +86,15 @@ def _heads_continue(old, new, found, extra, both) -> tuple[list[Match], list[Mat
     """A rule merged into a rule that opens with its first sentence, of its own number or under the
     parent its parent became, continues into it; the rule that was taken to continue it, whose first
     sentence is not there, is the one merged (300.2 of July 2009 -> 300.2 of 2011, which absorbed
-    301.5's artifact creatures; phasing 502.15a -> 702.23a). Only a scored pair is undone: a
-    word-for-word or forced match stands."""
+    301.5's artifact creatures; phasing 502.15a -> 702.23a). The first sentence may be reworded past
+    what `alike` accepts of a short sentence when the two keep LEAD_KEEPS of each other's own words
+    and the other rule's first sentence does not (711.4 -> 712.8 of 2025, "transforming or modal"
+    inserted, while meld's 712.3 only ends it). Only a scored pair is undone: a word-for-word or
+    forced match stands."""
     uo, un = both
     primary = {m.new: m for m in found}
     parent_went = _parent_map(old, new, found)
+    (old_words, old_idf, _), (new_words, new_idf, _) = map(rule_words, both)
     swaps = {}
     for m in extra:
         p = primary.get(m.new)
@@ -99,11 +103,14 @@ def _heads_continue(old, new, found, extra, both) -> tuple[list[Match], list[Mat
                         or parent_went.get(old[m.old].parent) == new[m.new].parent):
             continue
         head, mine, theirs = _lead(un.get(m.new)), _lead(uo.get(m.old)), _lead(uo.get(p.old))
-        if head and mine and alike(mine, head) and not (theirs and alike(theirs, head)):
+        if not head or not mine:
+            continue
+        if (alike(mine, head) and not (theirs and alike(theirs, head))) or \
+                _each_keeps(mine.words, head.words, old_idf, new_idf) >= LEAD_KEEPS > \
+                (_each_keeps(theirs.words, head.words, old_idf, new_idf) if theirs else 0.0):
             swaps[m.new] = (m, p)
     if not swaps:
         return found, extra
-    (old_words, old_idf, _), (new_words, _, _) = map(rule_words, both)
     undone = {id(x) for pair in swaps.values() for x in pair}
     found = [m for m in found if id(m) not in undone]
     extra = [m for m in extra if id(m) not in undone]

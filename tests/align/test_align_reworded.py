@@ -215,3 +215,22 @@ def test_a_glossary_term_folded_into_another_entry_is_merged_into_it():
     found, _ = changes_of(old, new)
     assert found[("Suspended", "Suspend")].change == "merged"
     assert found[("Suspend", "Suspend")].change == "modified"
+
+
+def test_the_rule_whose_first_sentence_opens_the_merged_rule_continues_it():
+    """2025: double-faced cards (711) and meld (712) became one section; 712.8 opens with 711.4's sentence,
+    a qualifier inserted, and ends with meld's 712.3 word for word. 711.4 continues; 712.3 is merged."""
+    faces = "each has its own set of characteristics."
+    old = edition("2000-01-01", *FILLER,
+                  ("711.1", "Double-faced cards have a Magic card face on each side."),
+                  ("711.4", "Each face of a double-faced card " + faces.replace("each has", "has")),
+                  ("712.1", "Meld is a keyword found on some double-faced cards."),
+                  ("712.3", "The front face of each meld card and the combined face formed by a meld pair " + faces))
+    new = edition("2001-01-01", *FILLER,
+                  ("712.1", "Double-faced cards have a Magic card face on each side."),
+                  ("712.2", "Meld is a keyword found on some double-faced cards."),
+                  ("712.8", "Each face of a transforming or modal double-faced card " + faces.replace("each has", "has")
+                   + " The front face of each meld card and the combined face formed by a meld pair " + faces))
+    found, _ = changes_of(old, new)
+    assert found[("711.4", "712.8")].change == "modified"
+    assert found[("712.3", "712.8")].change == "merged"
