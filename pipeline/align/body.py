@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from rapidfuzz import fuzz
 
 from pipeline.records import HEADINGS, Match
-from pipeline.align.trace import alike, reworded, rule_words, survivors, trace, units
+from pipeline.align.trace import alike, unexplained, reworded, rule_words, survivors, trace, units
 from pipeline.align.scoring import (GAP_SHARE, LEAD_KEEPS, PIECE_SAME_ID, PLACED_SHARE, RESEMBLE_CANDIDATES,
                                     RESEMBLES, REWRITTEN, SECTION_PAIRS, score_form, _full, _text)
 from pipeline.align.similarity import _best, _word_rows
@@ -69,8 +69,58 @@ def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match],
     found += _placed(old, new, o, n, found, extra, both, allowed)
     found += _gaps(old, new, o, n, found, extra, both, allowed)
     found += _in_section(old, new, o, n, found, extra, both, allowed)
+    found, extra = _at_home(old, new, n, found, extra, both, allowed)
     found, extra = _heads_continue(old, new, found, extra, both)
     return found, extra + _survived(old, o, found, extra, both, allowed)
+
+
+def _at_home(old, new, n, found, extra, both, allowed) -> tuple[list[Match], list[Match]]:
+    """A rule matched away from its place continues at its place instead when the rule added there
+    (its number, or its letter under the parent its parent became) keeps every sentence of it, or,
+    the match away being scored, as many of its own words (LEAD_KEEPS at least): the place is the
+    evidence the words could not give (714.3a of 2025 kept its sentence and gained read ahead's, a
+    look-alike of read ahead's own 702.155b; champion's 502.72b of May 2009 stayed, reworded, while
+    407.2g listed it among linked abilities). The rule away is a piece if it has a sentence of it
+    (419.3 "replacement or prevention effects" -> 613.3, replacement, and 614.3, prevention)."""
+    uo, un = both
+    came = {m.new for m in found} | {m.new for m in extra}
+    free = {new[j].rule_id: j for j in n if j not in came and new[j].kind in ("rule", "subrule")
+            and not _is_piece(new[j])}
+    if not free:
+        return found, extra
+    parent_went = _parent_map(old, new, found)
+    mine_of = lambda i: [u for u in uo.get(i, ()) if u.weight > 0]  # noqa: E731  its sentences that weigh
+    (old_words, old_idf, _), (new_words, new_idf, _) = map(rule_words, both)
+
+    def keeps(i: int, j: int) -> float:
+        return _each_keeps(old_words.get(i, frozenset()), new_words.get(j, frozenset()), old_idf, new_idf)
+    moves = []
+    for m in found:
+        r = old[m.old]
+        if m.method not in ("moved", "fuzzy", "traced") or r.kind not in ("rule", "subrule") or \
+                new[m.new].rule_id == r.rule_id:
+            continue
+        target = parent_went.get(r.parent)
+        places = [r.rule_id] + ([target + r.rule_id[len(r.parent):]] if target and r.rule_id.startswith(r.parent)
+                                else [])
+        if new[m.new].rule_id in places:
+            continue
+        k = next((free[p] for p in places if p in free), None)
+        mine = mine_of(m.old)
+        if k is not None and mine and allowed(m.old, k) and (not unexplained(mine, un.get(k, [])) or (
+                m.method != "moved" and keeps(m.old, k) >= max(LEAD_KEEPS, keeps(m.old, m.new)))):
+            moves.append((m, k))
+            del free[new[k].rule_id]
+    if not moves:
+        return found, extra
+    moved = {id(m) for m, _ in moves}
+    found = [m for m in found if id(m) not in moved]
+    for m, k in moves:
+        found.append(Match(m.old, k, round(fuzz.ratio(score_form(_text(old[m.old])), score_form(_text(new[k]))), 1),
+                           "traced", True))
+        if len(unexplained(mine_of(m.old), un.get(m.new, []))) < len(mine_of(m.old)):  # a copy, not a look-alike
+            extra.append(Match(m.old, m.new, m.score, "split", True))
+    return found, extra
 
 
 def _survived(old, o, found, extra, both, allowed) -> list[Match]:

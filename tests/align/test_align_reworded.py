@@ -234,3 +234,23 @@ def test_the_rule_whose_first_sentence_opens_the_merged_rule_continues_it():
     found, _ = changes_of(old, new)
     assert found[("711.4", "712.8")].change == "modified"
     assert found[("712.3", "712.8")].change == "merged"
+
+
+SAGA = "As a Saga enters the battlefield, its controller puts a lore counter on it."
+READ_AHEAD = ("As a Saga with the read ahead ability enters the battlefield, its controller chooses a number from one "
+              "to that Saga's final chapter number. That Saga enters the battlefield with the chosen number of lore "
+              "counters on it.")
+
+
+def test_a_rule_kept_whole_at_its_number_continues_there_not_in_a_look_alike():
+    """2025: 714.3a kept its sentence and gained read ahead's; 702.155b, read ahead's own rule, is new."""
+    old = edition("2000-01-01", *FILLER, ("714.1", "Saga is an enchantment type."), ("714.3a", SAGA))
+    new = edition("2001-01-01", *FILLER, ("702.155a", "Read ahead is a static ability found on some Saga cards."),
+                  ("702.155b", READ_AHEAD + " See rule 714, Saga Cards."),
+                  ("714.1", "Saga is an enchantment type."),
+                  ("714.3a", SAGA.replace("a Saga", "a Saga without the read ahead ability") + " " + READ_AHEAD
+                   + " (See rule 702.155, Read Ahead.)"))
+    found, _ = changes_of(old, new)
+    assert found[("714.3a", "714.3a")].change == "modified"
+    assert found[("", "702.155b")].change == "added"
+
