@@ -9,7 +9,7 @@ from rapidfuzz import fuzz, process
 from scipy.optimize import linear_sum_assignment
 
 from pipeline.records import Match, Rule
-from pipeline.align.scoring import score_form, _banned, _bound
+from pipeline.align.scoring import SAME_TITLE, score_form, _banned, _bound
 from pipeline.align.exact import ONE_TO_ONE, _exact, _forced, _group
 
 
@@ -91,7 +91,9 @@ def _align_headings(old, new, o, n, body: list[Match], force, forbid) -> list[Ma
     old_kind = np.array([old[i].kind for i in o], dtype=object)
     new_kind = np.array([new[j].kind for j in n], dtype=object)
     compatible = np.equal.outer(old_kind == "part", new_kind == "part")  # parts match parts; chapters and
-    # sections match each other (212.2 "Artifacts" became 301)
+    # sections match each other (212.2 "Artifacts" became 301); a chapter became a part of its title (217
+    # "Zones" became 4 in July 2009: every chapter's rules are in some part, so the title must say it)
+    compatible |= np.equal.outer(old_kind == "chapter", new_kind == "part") & (titles >= SAME_TITLE)
     same_kind = np.equal.outer(old_kind, new_kind).astype(np.float32)
     total = np.minimum(60 * votes + 0.4 * titles + 10 * same_kind, 100.0)
     free = np.isin(np.array(n), np.array(free_n, dtype=int))

@@ -52,6 +52,9 @@ RESEMBLES = 70  # an added rule this like an old one was probably written on its
 RESEMBLE_CANDIDATES = 10  # per added rule, the old rules sharing most of its words compared for that
 FROM_GLOSSARY = 0.5  # of an added rule's own text (by weight) found in what one glossary entry lost
 
+# --- Headings (headings.py).
+SAME_TITLE = 90  # title ratio of a chapter that became a part of that title (217 "Zones" -> 4 in July 2009)
+
 # --- Glossary terms (glossary.py): by name, then by definition.
 GLOSSARY_RENAMED = 85  # a renamed term keeps its definition
 GLOSSARY_DEFINITION = 70  # ... or most of it

@@ -199,6 +199,25 @@ def test_archive_twins_and_headings(archive_run):
     assert ("205", "204") in pairs and ("212.2", "301") in pairs
 
 
+def test_a_chapter_that_became_a_part_of_its_title_continues_in_it():
+    """July 2009: chapter 217 "Zones" became part 4 "Zones", its rules spread over chapters 400-408."""
+    stay = [("200", "General"), ("200.1", "The parts of a card are name, mana cost, and type line."),
+            ("200.2", "Some cards have no mana cost."), ("201", "Name"), ("201.1", "The name of a card is printed on "
+                                                                             "its upper left corner."),
+            ("201.2", "Two objects have the same name if their names are identical.")]
+    old = edition("2009-05-01", ("2", "Parts of the Game"), *stay, ("217", "Zones"),
+                  ("217.1", "A zone is a place where objects can be during a game."),
+                  ("217.2", "The library is where a player's draw pile is kept."),
+                  ("217.3", "The graveyard is a player's discard pile."))
+    new = edition("2009-07-11", ("2", "Parts of the Game"), *stay, ("4", "Zones"), ("400", "General"),
+                  ("400.1", "A zone is a place where objects can be during a game."), ("401", "Library"),
+                  ("401.1", "The library is where a player's draw pile is kept."), ("404", "Graveyard"),
+                  ("404.1", "The graveyard is a player's discard pile."))
+    found, _ = changes_of(old, new)
+    assert found[("217", "4")].change == "unchanged" and found[("217", "4")].renumbered
+    assert ("217", "") not in found
+
+
 @needs_archive
 def test_archive_every_record_has_a_lineage(archive_run):
     result, _ = archive_run
