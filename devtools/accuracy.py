@@ -10,6 +10,7 @@ one is the case's class in the table.
 from __future__ import annotations
 
 import csv
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from pathlib import Path
 from pipeline.errors import PipelineError
 from pipeline.ingest.discover import ingest
 from pipeline.align.lineage import build, rule_key
-from pipeline.patterns import RULE_NUMBER
+from pipeline.patterns import PART_DIGIT, RULE_NUMBER
 from pipeline.segment import read
 
 RELATIONS = ("same", "split", "merged", "renamed", "added", "removed", "unrelated")
@@ -94,7 +95,7 @@ def _label(r) -> str:
 
 
 def _key(name: str) -> str:
-    return name if RULE_NUMBER.match(name) else f"g:{name}"
+    return name if RULE_NUMBER.match(name) or re.fullmatch(PART_DIGIT, name) else f"g:{name}"  # a part: "4"
 
 
 def _relation(c: Case, history, lineage) -> str:
