@@ -57,7 +57,8 @@ def tokenizer_set_in_turn():
     from pipeline.segment.nlp import RULE_TOKEN, PiecewiseTokenizer, _tail_search
     nlp = spacy.blank("en")
     nlp.tokenizer.token_match = RULE_TOKEN.match
-    nlp.tokenizer.infix_finditer = compile_infix_regex(list(nlp.Defaults.infixes) + [r"\|", r"(?<=[a-z])/(?=\d)"]).finditer
+    infixes = list(nlp.Defaults.infixes) + [r"\|", r"(?<=[a-z])/(?=\d)"]
+    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
     nlp.tokenizer.prefix_search = nlp.tokenizer.prefix_search.__self__.match
     nlp.tokenizer.suffix_search = _tail_search(nlp.tokenizer.suffix_search)
     return PiecewiseTokenizer(nlp.tokenizer)
