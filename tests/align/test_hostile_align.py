@@ -201,3 +201,9 @@ def test_near_copies_are_counted_as_comparing_every_pair_counts_them(pool, data)
         counts = exact._near_counts(texts, pool)
     every = process.cdist(texts, pool, scorer=fuzz.ratio, score_cutoff=scoring.NEAR_COPY, dtype=np.uint8)
     assert counts.tolist() == np.count_nonzero(every, axis=1).tolist()
+
+
+@pytest.mark.parametrize("a, b", [(["100.1", "100.2", "100.1"], ["100.1", "101", "100.2"]), ([], ["1"]), (["1"], [])])
+def test_same_numbers_are_marked_as_comparing_each_pair_marks_them(a, b):
+    expected = np.array([[x == y for y in b] for x in a], dtype=np.float32).reshape(len(a), len(b))
+    assert np.array_equal(fuzzy._same_ids(a, b), expected)
