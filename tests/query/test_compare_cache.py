@@ -52,6 +52,7 @@ def test_asked_again_the_answer_comes_without_importing_spacy(tmp_path):
     found, first = imported_by(*args)
     assert "spacy" in found and "100.1 -> 100.1  modified" in first
     assert not found & {"pandas", "pyarrow"}  # two files: neither the datasets nor the report are read
+    assert "bs4" not in found  # nor a page of HTML
     found, again = imported_by(*args)
     assert again == first and not found & set(HEAVY)
 
