@@ -17,7 +17,8 @@ from pipeline.ruleid import sort_key
 from pipeline.segment import read
 from pipeline.segment.rules import ParagraphCache
 
-CITATIONS = [f.name for f in fields(Rule)].index("citations")
+FIELDS = [f.name for f in fields(Rule)]
+CITATIONS = FIELDS.index("citations")
 
 
 def rules_of(spec: str, processed: Path, notes: list[str] | None = None) -> list[Rule]:
@@ -64,9 +65,16 @@ def file_rules(path: Path, cache_file: Path) -> list[Rule]:
         cache = ParagraphCache(cache_file, skip=("citations", "rule_references"))
         rules = read.rules([doc], cache)
         cache.save()
-        files.put(key, [astuple(r) for r in rules])
+        files.put(key, [_row(r) for r in rules])
     files.close()
     return rules
+
+
+def _row(r: Rule) -> list:
+    """astuple(r), built field by field: astuple deep-copies every value (0.13 s of a cold compare)."""
+    row = [getattr(r, name) for name in FIELDS]
+    row[CITATIONS] = tuple(astuple(c) for c in r.citations)
+    return row
 
 
 def _decode_rules(value) -> list[Rule]:
