@@ -10,9 +10,12 @@ copy, and indexes each distinct text once; declared `content="texts"`, as Datase
 
 No view joins whole tables: Datasette counts a view's rows and pages through it, so a view putting
 the texts beside 300,000 rules or changes took seconds a page. The joins live in the canned queries
-(pipeline/publish/browse.py), which pick their few rows by index first. Lists are JSON text (SQLite's JSON
-functions read them), booleans 0/1, dates ISO text; an empty field is NULL, as in the CSV. The same
-tables give the same bytes: rows in the CSV's order, no timestamps.
+(pipeline/publish/browse.py), which pick their few rows by index first. Two views do rebuild rows,
+and say so in their names: `changes_unchanged`, the plain unchanged rows `changes` leaves out
+(pipeline/publish/unchanged.py), and `changes_all`, `changes` with them (the table as it was).
+Lists are JSON text (SQLite's JSON functions read them), booleans 0/1, dates ISO text; an empty
+field is NULL, as in the CSV. The same tables give the same bytes: rows in the CSV's order, no
+timestamps.
 """
 from __future__ import annotations
 
@@ -44,6 +47,36 @@ SELECT r.edition, r.title AS term, r.occurrence, t.text AS definition, t.example
     r.source, r.line_start, r.line_end
 FROM rules AS r LEFT JOIN texts AS t ON t.text_id = r.text_id WHERE r.kind = 'glossary'"""
 VIEWS = {"glossary"}  # tables of the CSV that the database gives as views
+# The rows `changes` leaves out (pipeline/publish/unchanged.py: a rule that goes on word for word under
+# the same number), rebuilt as `unchanged.continuations` does: each rule's previous record in its
+# lineage (copies make no step), when no row of `changes` reaches it. Columns as in `changes`.
+UNCHANGED = """CREATE VIEW changes_unchanged AS
+WITH versions AS (SELECT r.edition, r.rule_id, r.kind, r.lineage_id, r.occurrence, r.text_id,
+        lag(r.edition) OVER w AS from_edition, lag(r.rule_id) OVER w AS old_rule_id,
+        lag(r.occurrence) OVER w AS old_occurrence, lag(r.text_id) OVER w AS old_text_id
+    FROM rules AS r JOIN editions AS e ON e.edition = r.edition
+    WHERE r.kind <> 'commentary' AND r.lineage_id IS NOT NULL AND e.status <> 'copy'
+    WINDOW w AS (PARTITION BY r.lineage_id ORDER BY r.edition))
+SELECT v.from_edition, v.edition AS to_edition, v.lineage_id, v.old_rule_id, v.rule_id AS new_rule_id, v.kind,
+    'unchanged' AS change, 0 AS renumbered, 100.0 AS similarity, 100.0 AS score, 0 AS review, 'same' AS method,
+    '[]' AS ops, '[]' AS title_ops,
+    '[' || rtrim(replace(hex(zeroblob(coalesce(json_array_length(t.examples), 0))), '00', '[],'), ',') || ']'
+        AS example_ops,
+    '[]' AS substitutions, NULL AS note,
+    CASE WHEN v.old_occurrence = 1 THEN v.old_text_id ELSE (SELECT r.text_id FROM rules AS r
+        WHERE r.edition = v.from_edition AND r.rule_id = v.old_rule_id AND r.occurrence = 1
+        AND r.kind <> 'commentary') END AS old_text_id,
+    CASE WHEN v.occurrence = 1 THEN v.text_id ELSE (SELECT r.text_id FROM rules AS r
+        WHERE r.edition = v.edition AND r.rule_id = v.rule_id AND r.occurrence = 1
+        AND r.kind <> 'commentary') END AS new_text_id
+FROM versions AS v LEFT JOIN texts AS t ON t.text_id = v.text_id
+WHERE v.from_edition IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM changes AS c WHERE c.lineage_id = v.lineage_id AND +c.to_edition = v.edition)"""
+# (example_ops: one empty list per example, "[[],[]]", written out with zeroblob's n zero bytes; the
+# unary + keeps SQLite on the lineage index, without statistics it took the edition's, 100x slower.
+# The wordings: the rule's own when it is the number's first printing, as changes' own columns say.)
+# Every change, the left-out rows included: the change table as it was before it left them out
+ALL_CHANGES = "CREATE VIEW changes_all AS SELECT * FROM changes UNION ALL SELECT * FROM changes_unchanged"
 
 
 for _numpy, _python in ((np.int64, int), (np.float64, float), (np.bool_, bool)):
@@ -101,6 +134,8 @@ class Database:
             self.con.execute(SEARCH)
             self.con.execute("INSERT INTO texts_fts (rowid, text) SELECT rowid, text FROM texts")
             self.con.execute(GLOSSARY)
+            self.con.execute(UNCHANGED)
+            self.con.execute(ALL_CHANGES)
             self.con.execute("COMMIT")
             self.con.execute("VACUUM")
             self.con.close()
