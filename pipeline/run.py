@@ -234,7 +234,7 @@ def _export(result: Result, history, out: Path) -> None:
     _write_sources(result, out, records)
     tables = {  # built, written and freed one at a time: only a summary of each is kept
         "rules": lambda: export.rule_rows(rules, history),
-        "changes": lambda: export.change_rows(history),
+        "changes": lambda: export.change_rows(history, rules),
         "lineages": lambda: export.lineage_rows(rules, history, eds),
         "editions": lambda: export.edition_rows(eds, rules),
         "references": lambda: export.reference_rows(rules),

@@ -63,7 +63,10 @@ TABLES = (
         ("line_start", "integer", "First line of the record in its source file."),
         ("line_end", "integer", "Last line of the record in its source file."),
     ), ("edition", "kind", "rule_id", "occurrence"), EDITION_FK + LINEAGE_FK),
-    Table("changes", "One row per matched or unmatched rule per pair of editions.", _cols(
+    Table("changes", "One row per matched or unmatched rule per pair of editions, but for a rule that goes on "
+                     "word for word under the same number (unchanged, method same): the rules table says that by "
+                     "its lineage_id in both editions; the database's view changes_all has those rows too "
+                     "(processed/README.md: how to get them).", _cols(
         ("from_edition", "edition", "Edition the old text comes from."),
         ("to_edition", "edition", "Edition the new text comes from."),
         ("lineage_id", "string", "Lineage of the rule (for a merge, the lineage that ends)."),

@@ -115,10 +115,10 @@ def substitutions(ops) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def redline(a: str, b: str) -> str:
-    """A compact one-line redline in plain text: [-old-]{+new+}."""
+def redline(a: str, b: str, ops: tuple | None = None) -> str:
+    """A compact one-line redline in plain text: [-old-]{+new+}; `ops`: word_ops(a, b) when known."""
     out, pos = [], 0
-    for _tag, a0, a1, _, _, old_text, new_text in word_ops(a, b):
+    for _tag, a0, a1, _, _, old_text, new_text in word_ops(a, b) if ops is None else ops:
         out.append(a[pos:a0])
         space = old_text[len(old_text.rstrip()):] if old_text.rstrip() and new_text.rstrip() else ""
         if new_text.endswith(space) and space:
@@ -144,25 +144,28 @@ def swaps(old, new) -> str:
     return ", ".join(f"{a} -> {b}" + (f" ×{n}" if n > 1 else "") for (a, b), n in pairs.items())
 
 
-def redlines(old, new) -> list[str]:
+def redlines(old, new, change: RuleChange | None = None) -> list[str]:
     """The plain-text redlines of a change between two records (anything with title, text and
     examples; either may be None): an added or removed rule whole, else the redline of each part
-    that differs (title, text, each example)."""
+    that differs (title, text, each example). `change`: the RuleChange made of these very records
+    (change_between), whose word operations are used rather than worked out again."""
     if old is None or new is None:
         r, mark = (new, "+") if old is None else (old, "-")
         body = [r.title] if r.title else []
         body += [r.text] if r.text else []
         return [f"{mark} {x}" for x in body + [f"example: {e}" for e in r.examples]]
+    known = change is not None
     out = []
     if old.title != new.title:
-        out.append(f"title: {redline(old.title, new.title)}")
+        out.append(f"title: {redline(old.title, new.title, change.title_ops if known else None)}")
     if old.text != new.text:
-        out.append(redline(old.text, new.text))
+        out.append(redline(old.text, new.text, change.ops if known else None))
     a, b = list(old.examples), list(new.examples)
     if len(a) != len(b):
-        out.append(f"examples: {redline(chr(10).join(a), chr(10).join(b))}")
+        out.append(f"examples: {redline(chr(10).join(a), chr(10).join(b), change.example_ops[0] if known else None)}")
     else:
-        out += [f"example {i}: {redline(x, y)}" for i, (x, y) in enumerate(zip(a, b), 1) if x != y]
+        out += [f"example {i}: {redline(x, y, change.example_ops[i - 1] if known else None)}"
+                for i, (x, y) in enumerate(zip(a, b), 1) if x != y]
     return out
 
 

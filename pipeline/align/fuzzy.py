@@ -81,7 +81,7 @@ def _fuzzy(old, new, o, n, anchors, forbid, form) -> list[Match]:
     chars = process.cdist(a, b, scorer=fuzz.ratio, dtype=np.float32, workers=-1)
     ranked = (chars + word_similarity(a, b)) / 2
     ratio = np.maximum(chars, ranked)
-    same_id = np.array([[old[i].rule_id == new[j].rule_id for j in n] for i in o], dtype=np.float32)
+    same_id = _same_ids([old[i].rule_id for i in o], [new[j].rule_id for j in n])
     banned = _banned(old, new, o, n, forbid) | _away_from_home(old, new, o, n, anchors, form.stock) \
         | _other_subjects(old, new, o, n)
     fuzzy: list[Match] = []
@@ -92,6 +92,15 @@ def _fuzzy(old, new, o, n, anchors, forbid, form) -> list[Match]:
         eligible = (ratio >= MIN_RATIO) & (ratio + bonus >= ACCEPT) & ~banned
         fuzzy = _assign(o, n, np.where(eligible, np.minimum(ranked + bonus, 100.0), 0.0), eligible)
     return fuzzy
+
+
+def _same_ids(a: list[str], b: list[str]) -> np.ndarray:
+    """1.0 where a[r] == b[c], else 0.0: the numbers as integers compared by numpy (a Python comparison
+    per cell was 0.06-0.1 s of the July 2009 pair)."""
+    codes: dict[str, int] = {}
+    ca = np.array([codes.setdefault(x, len(codes)) for x in a], dtype=np.int64)
+    cb = np.array([codes.setdefault(x, len(codes)) for x in b], dtype=np.int64)
+    return (ca[:, None] == cb[None, :]).astype(np.float32)
 
 
 def _fuzzy_sparse(old, new, o, n, anchors, forbid, stock, texts) -> list[Match]:

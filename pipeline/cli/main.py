@@ -385,7 +385,10 @@ def _comparison(a: str, b: str, show_all: bool, as_json: bool, html: bool, repor
     if as_json:
         return json.dumps([cmp.described(c, olds.get(c.old_rule_id), news.get(c.new_rule_id)) for c in changes],
                           ensure_ascii=False, indent=1, default=render.plain) + "\n"
-    return render.comparison(changes, olds, news, show_all)
+    # Changes aligned here (from a file: never the run's recorded ones) of records no number of which is
+    # printed twice are the changes of the very records olds and news give.
+    diffed = (Path(a).is_file() or Path(b).is_file()) and len(olds) == len(old) and len(news) == len(new)
+    return render.comparison(changes, olds, news, show_all, diffed)
 
 
 @main.command(help="Browse the datasets in Datasette on http://127.0.0.1:PORT (this machine only): "

@@ -3,6 +3,7 @@ fragment, a comparison, rewritten citations, a run's summary. Nothing here reads
 the datasets say; main.py echoes these lines (a pair (line, True) goes to standard error)."""
 from __future__ import annotations
 
+import re
 import textwrap
 
 from pipeline.query.history import SPLIT_FROM, SPLIT_OFF, TOOK_IN, relations_by_step
@@ -14,9 +15,19 @@ def count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+WIDTH = 100
+# What textwrap would change in a line that fits: its whitespace but spaces, a space at the end, and the line
+# breaks of str.splitlines (textwrap.indent indents each line).
+WRAPPED_SPACE = re.compile(r"[\t\n\x0b\x0c\r\x1c\x1d\x1e\x85\u2028\u2029]| $")
+
+
 def fill(text: str, indent: str) -> str:
-    """Wrapped at 100 columns between words only (a URL or a hyphenated word stays whole)."""
-    return textwrap.indent(textwrap.fill(text, 100, break_on_hyphens=False, break_long_words=False), indent)
+    """Wrapped at 100 columns between words only (a URL or a hyphenated word stays whole). A line that
+    fits, is not blank and holds nothing textwrap changes (WRAPPED_SPACE) is only indented: textwrap took
+    0.1-0.2 s of the 1,900 lines of the July 2009 comparison."""
+    if len(text) <= WIDTH and text.strip() and not WRAPPED_SPACE.search(text):
+        return indent + text
+    return textwrap.indent(textwrap.fill(text, WIDTH, break_on_hyphens=False, break_long_words=False), indent)
 
 
 def plain(value):
@@ -160,9 +171,11 @@ def _some(items: list[str], n: int = 4) -> str:
 
 # compare
 
-def comparison(changes: list, olds: dict, news: dict, show_all: bool) -> str:
+def comparison(changes: list, olds: dict, news: dict, show_all: bool, diffed: bool = False) -> str:
     """`compare`'s text: the counts of each class, then each change (unchanged rules only with --all, or
-    renumbered) with its redlines; `olds` and `news` are the records by number."""
+    renumbered) with its redlines; `olds` and `news` are the records by number. `diffed`: each change was
+    made here of the records `olds` and `news` give for its numbers, so its word operations are those of
+    the redlines (not worked out twice)."""
     from pipeline.align.diff import redlines
     from pipeline.query.compare import summary
     out = [", ".join(f"{k}: {v}" for k, v in sorted(summary(changes).items()))]
@@ -172,7 +185,7 @@ def comparison(changes: list, olds: dict, news: dict, show_all: bool) -> str:
         heading = (f"{c.old_rule_id or '-'} -> {c.new_rule_id or '-'}  {c.change}"
                    + (" renumbered" if c.renumbered else ""))
         out.append(heading + ("  [review]" if c.review else "") + (f"  ({c.note})" if c.note else ""))
-        for line in redlines(olds.get(c.old_rule_id), news.get(c.new_rule_id)):
+        for line in redlines(olds.get(c.old_rule_id), news.get(c.new_rule_id), c if diffed else None):
             out.append(fill(line, "    "))
     return "\n".join(out) + "\n"
 

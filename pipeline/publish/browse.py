@@ -23,13 +23,19 @@ UNITS = {"changes": {"similarity": "percent", "score": "percent"}, "observations
          "sources": {"bytes": "byte"}}
 
 # A rule's every version, by the lineages that carried the number (in `edition`, when given): its
-# number, text and change class in each edition, then the change that ended it, if one did.
+# number, text and change class in each edition, then the change that ended it, if one did. A
+# version no row of `changes` reaches, after an earlier one of the history, is unchanged (those rows
+# are left out: pipeline/publish/unchanged.py).
 HISTORY = """WITH carried AS (SELECT DISTINCT lineage_id FROM rules WHERE rule_id = :rule AND kind <> 'commentary'
     AND (:edition = '' OR edition = :edition))
 SELECT r.lineage_id, r.edition, e.status AS edition_status, r.rule_id, r.kind, r.title, t.text,
-    (SELECT group_concat(c.change || CASE WHEN c.renumbered THEN ' (renumbered)' ELSE '' END, ', ')
+    coalesce((SELECT group_concat(c.change || CASE WHEN c.renumbered THEN ' (renumbered)' ELSE '' END, ', ')
         FROM changes AS c WHERE c.lineage_id = r.lineage_id AND c.to_edition = r.edition
-        AND c.new_rule_id = r.rule_id) AS change
+        AND c.new_rule_id = r.rule_id),
+        CASE WHEN e.status <> 'copy' AND EXISTS (SELECT 1 FROM rules AS p JOIN editions AS pe ON pe.edition = p.edition
+            WHERE p.lineage_id = r.lineage_id AND p.edition < r.edition AND p.kind <> 'commentary'
+            AND pe.status <> 'copy') AND NOT EXISTS (SELECT 1 FROM changes AS c WHERE c.lineage_id = r.lineage_id
+            AND c.to_edition = r.edition) THEN 'unchanged' END) AS change
 FROM carried JOIN rules AS r ON r.lineage_id = carried.lineage_id LEFT JOIN texts AS t ON t.text_id = r.text_id
     LEFT JOIN editions AS e ON e.edition = r.edition
 WHERE r.kind <> 'commentary'

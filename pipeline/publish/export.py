@@ -18,10 +18,9 @@ from pipeline.ingest.clean import compare_form
 from pipeline.errors import PipelineError
 from pipeline.ingest.lockfile import fetched_url
 from pipeline.records import CleanDoc, Edition, Rejection, Rule, edition_status, rule_key
-from pipeline.publish import parquet
+from pipeline.publish import parquet, unchanged
 from pipeline.publish.database import Database
 from pipeline.schema import BY_NAME, WORDING
-from pipeline.ruleid import sort_key as natural_key
 from pipeline.atomic import write_atomic_with
 
 LAYOUT = {"line breaks", "blank lines", "indentation and trailing spaces"}  # counted, not logged line by line
@@ -77,18 +76,20 @@ def sentences_of(base: str, offsets) -> tuple[str, ...]:
     return tuple(s if isinstance(s, str) else base[s[0]:s[1]] for s in offsets)
 
 
-def change_rows(history) -> pd.DataFrame:
-    changes = sorted(history.changes, key=_change_order)
+def change_rows(history, rules: list[Rule] | None = None) -> pd.DataFrame:
+    """Every change; with `rules` (the published table), all but the plain unchanged ones, which the
+    rules table already says (pipeline/publish/unchanged.py)."""
+    changes = history.changes
+    if rules is not None:
+        examples = {(r.edition, history.lineage[rule_key(r)]): len(r.examples) for r in rules
+                    if rule_key(r) in history.lineage}
+        changes = [c for c in changes if not unchanged.plain(c, examples.get((c.to_edition, c.lineage_id), -1))]
+    changes = sorted(changes, key=unchanged.order)
     data = {k: list(map(attrgetter(k), changes)) for k in BY_NAME["changes"].names}
     for column in ("ops", "title_ops", "substitutions"):  # most are empty: no list built for them
         data[column] = [[list(op) for op in ops] if ops else [] for ops in data[column]]
     data["example_ops"] = [[[list(op) for op in ops] for ops in each] if each else [] for each in data["example_ops"]]
     return pd.DataFrame(data, columns=BY_NAME["changes"].names)
-
-
-def _change_order(c) -> tuple:
-    return (c.to_edition, c.from_edition, natural_key(c.new_rule_id or c.old_rule_id), c.old_rule_id, c.change,
-            c.lineage_id)
 
 
 def lineage_rows(rules: list[Rule], history, eds: list[Edition]) -> pd.DataFrame:

@@ -24,7 +24,7 @@ from pipeline import registry
 from pipeline.query import cite
 from pipeline.report import feed
 from pipeline.publish import jsonout
-from pipeline.publish import load, remap
+from pipeline.publish import load, remap, unchanged
 from pipeline.report import pagekeys
 from pipeline.publish import transaction as publish
 from pipeline.report import editionpages as reader
@@ -96,7 +96,7 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     editions = _editions(data["editions"])
     names = _source_names(data["sources"])
     env.globals["source_names"] = names  # sources are shown by name wherever they are named
-    steps = _steps(data["changes"], data["renumberings"])
+    steps = _steps(data["changes"], data["renumberings"], _left_out(rules, data["changes"], data["editions"]))
     used = int((data["sources"]["rejection"] == "").sum())
     page("index.html", "index.html", editions=editions, steps=steps, classes=CHANGES,
          timeline=_timeline(editions, steps), sources=used, unused=len(data["sources"]) - used, names=names,
@@ -242,10 +242,22 @@ def _editions(frame: pd.DataFrame) -> list[dict]:
     return out
 
 
-def _steps(changes: pd.DataFrame, runs: pd.DataFrame) -> list[dict]:
+def _left_out(rules: list[dict], changes: pd.DataFrame, editions: pd.DataFrame) -> Counter:
+    """How many plain unchanged rules each step has: the change table leaves them out (publish/unchanged.py)."""
+    rows = unchanged.continuations(((r["edition"], r["kind"], r["rule_id"], r["lineage_id"], 0) for r in rules),
+                                   dict(zip(editions["edition"], editions["status"])),
+                                   set(zip(changes["lineage_id"], changes["to_edition"])))
+    return Counter((a, b) for a, b, *_ in rows)
+
+
+def _steps(changes: pd.DataFrame, runs: pd.DataFrame, left_out: Counter) -> list[dict]:
+    """Each step with its counts by class (`left_out`: its plain unchanged rules, which have no row)."""
+    groups = dict(iter(changes.groupby(["from_edition", "to_edition"], sort=True)))
     out = []
-    for (a, b), group in changes.groupby(["from_edition", "to_edition"], sort=True):
+    for a, b in sorted(set(groups) | set(left_out)):
+        group = groups.get((a, b), changes.iloc[:0])
         counts = Counter(group["change"])
+        counts["unchanged"] += left_out[a, b]
         out.append({"from": a, "to": b, "counts": {c: counts.get(c, 0) for c in CHANGES},
                     "changed": sum(counts.get(c, 0) for c in feed.SUBSTANTIVE),
                     "renumbered": int(group["renumbered"].sum()),

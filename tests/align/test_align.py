@@ -282,3 +282,17 @@ def test_the_unchanged_shortcut_is_what_the_diff_gives():
             if a.edition < b.edition and _same_words(a, b):
                 m = Match(0, 0, 97.5, "moved", True)
                 assert _unchanged(a, b, m) == change_between(a, b, "", m)
+
+
+@settings(max_examples=200, deadline=None)
+@given(*[st.text(alphabet="ab .,’'\n", max_size=30)] * 4,
+       st.lists(st.text(alphabet="ab .", max_size=12), max_size=3), st.lists(st.text(alphabet="ab .", max_size=12),
+                                                                             max_size=3))
+def test_the_redlines_of_a_change_are_those_of_its_records(title_a, title_b, text_a, text_b, examples_a, examples_b):
+    """redlines(old, new, change) reads the change's operations: the lines worked out from the records."""
+    from pipeline.align.diff import change_between, redlines
+    from pipeline.records import Match
+    old = replace(rule("2000-01-01", "100.1", text_a, kind="rule", examples=examples_a), title=title_a)
+    new = replace(rule("2001-01-01", "100.1", text_b, kind="rule", examples=examples_b), title=title_b)
+    change = change_between(old, new, "", Match(0, 0, 90.0, "fuzzy"))
+    assert redlines(old, new, change) == redlines(old, new)

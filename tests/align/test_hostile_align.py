@@ -9,10 +9,13 @@ import resource
 import subprocess
 import sys
 import time
+import unittest.mock
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
+from rapidfuzz import fuzz, process
 
 from pipeline.align import exact, fuzzy, scoring
 from pipeline.align import match as align
@@ -186,3 +189,21 @@ def test_rules_too_alike_to_pair_within_the_bound_stop_with_a_clear_error(sparse
 def test_the_best_scores_are_those_a_stable_sort_puts_first(scores, count, expected):
     found = _best(np.array(scores, dtype=np.float32), count)
     assert set(found.tolist()) == expected == set(np.argsort(-np.array(scores), kind="stable")[:count].tolist())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet="abcde .’\U0001F600", max_size=40), min_size=1, max_size=12), st.data())
+def test_near_copies_are_counted_as_comparing_every_pair_counts_them(pool, data):
+    """_near_counts rules pairs out by their characters' counts: never one that is a near copy."""
+    texts = data.draw(st.lists(st.sampled_from(pool) | st.text(alphabet="abcde .", max_size=40), max_size=8))
+    pool = sorted(set(pool + [t + "x" for t in pool]))  # a near copy of each, one character apart
+    with unittest.mock.patch.object(exact, "FEW_CELLS", -1):  # the counted path even for these few pairs
+        counts = exact._near_counts(texts, pool)
+    every = process.cdist(texts, pool, scorer=fuzz.ratio, score_cutoff=scoring.NEAR_COPY, dtype=np.uint8)
+    assert counts.tolist() == np.count_nonzero(every, axis=1).tolist()
+
+
+@pytest.mark.parametrize("a, b", [(["100.1", "100.2", "100.1"], ["100.1", "101", "100.2"]), ([], ["1"]), (["1"], [])])
+def test_same_numbers_are_marked_as_comparing_each_pair_marks_them(a, b):
+    expected = np.array([[x == y for y in b] for x in a], dtype=np.float32).reshape(len(a), len(b))
+    assert np.array_equal(fuzzy._same_ids(a, b), expected)

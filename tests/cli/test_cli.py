@@ -8,6 +8,7 @@ import click
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings, strategies as st
 
 from pipeline.cli.main import main
 from conftest import HEAVY, RAW, ROOT, imported_by, run_stages, two_small_editions
@@ -267,3 +268,13 @@ def test_a_command_in_no_list_is_a_user_command():
         group.command(name, help=f"The {name} command.")(lambda: None)
     sections = help_sections(group)
     assert sections["Commands"] == ["run", "zzz-new"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=" a-\t\n\r\x0b\x0c\x1c\x85\u2028\xa0/", max_size=110)
+       | st.text(alphabet=" ab", min_size=95, max_size=105))
+def test_fill_gives_what_textwrap_gives(text):
+    import textwrap
+    from pipeline.cli.render import fill
+    wrapped = textwrap.fill(text, 100, break_on_hyphens=False, break_long_words=False)
+    assert fill(text, "    ") == textwrap.indent(wrapped, "    ")

@@ -1,8 +1,13 @@
 """`compare` of two files keeps each file's segmentation (by its bytes) and the pair's alignment (by the
 pair's content) in processed/.cache: asked again, it answers the same without segmenting or aligning."""
+import json
+from dataclasses import astuple, replace
+
 from click.testing import CliRunner
 
 from pipeline.cli.main import main
+from pipeline.query.compare import _decode_rules, _row
+from pipeline.records import Citation, Rule
 from conftest import HEAVY, imported_by
 
 HEAD = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game\n\n100. General\n\n"
@@ -47,6 +52,7 @@ def test_asked_again_the_answer_comes_without_importing_spacy(tmp_path):
     found, first = imported_by(*args)
     assert "spacy" in found and "100.1 -> 100.1  modified" in first
     assert not found & {"pandas", "pyarrow"}  # two files: neither the datasets nor the report are read
+    assert "bs4" not in found  # nor a page of HTML
     found, again = imported_by(*args)
     assert again == first and not found & set(HEAVY)
 
@@ -59,3 +65,13 @@ def test_each_form_of_the_answer_is_kept_apart(tmp_path):
     assert CliRunner().invoke(main, args).output == text and text.startswith("added: 1")
     every = CliRunner().invoke(main, args + ["--all"]).output
     assert "100.1a -> 100.1a  unchanged" in every and "100.1a -> 100.1a" not in text
+
+
+def test_a_files_records_come_back_from_the_cache_as_they_went_in():
+    rule = Rule("2001-05-01", "a.txt", "100.1", "rule", "100", "Game", "Each game. [CR 100.1]", "each game.",
+                examples=("One.", "Two."), citations=(Citation("CR", "100.1", "[CR 100.1]"),), flags=("partial",),
+                pieces=((0, 5), (7, 9)))
+    rules = [rule, replace(rule, rule_id="100.2", citations=())]
+    rows = [_row(r) for r in rules]
+    assert rows == [list(astuple(r)) for r in rules]
+    assert _decode_rules(json.loads(json.dumps(rows))) == rules

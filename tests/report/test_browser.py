@@ -6,6 +6,7 @@ pair page are written beside them in browser-figures.json.
 import json
 import os
 import re
+import sqlite3
 import time
 from pathlib import Path
 
@@ -69,7 +70,8 @@ def archive_reports(archive_run, tmp_path_factory):
 
 
 def step_counts(processed: Path) -> dict:
-    changes = pd.read_csv(processed / "changes.csv", keep_default_na=False, dtype=str)
+    with sqlite3.connect(processed / "crdiff.sqlite") as db:  # changes.csv leaves out the plain unchanged rows
+        changes = pd.read_sql("SELECT from_edition, to_edition, change FROM changes_all", db)
     return {f"{a}_{b}": g["change"].value_counts().to_dict()
             for (a, b), g in changes.groupby(["from_edition", "to_edition"])}
 

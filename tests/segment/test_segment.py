@@ -50,6 +50,30 @@ def test_tokenizer_keeps_rule_numbers_whole(text):
     assert [t.text for t in load().make_doc(f"see rule {text}, then")][2] == text
 
 
+def tokenizer_set_in_turn():
+    """The tokenizer as load() once made it: spaCy's default, each setting changed afterwards."""
+    import spacy
+    from spacy.util import compile_infix_regex
+    from pipeline.segment.nlp import RULE_TOKEN, PiecewiseTokenizer, _tail_search
+    nlp = spacy.blank("en")
+    nlp.tokenizer.token_match = RULE_TOKEN.match
+    infixes = list(nlp.Defaults.infixes) + [r"\|", r"(?<=[a-z])/(?=\d)"]
+    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    nlp.tokenizer.prefix_search = nlp.tokenizer.prefix_search.__self__.match
+    nlp.tokenizer.suffix_search = _tail_search(nlp.tokenizer.suffix_search)
+    return PiecewiseTokenizer(nlp.tokenizer)
+
+
+def test_the_tokenizer_built_at_once_tokenizes_as_one_set_in_turn():
+    texts = [p.read_text(encoding="utf-8") for p in sorted(RAW.glob("*.txt"))]
+    texts = [line for text in texts for line in text.splitlines()] + [
+        "don't (see rule 212.2h-k), U.S. e.g. 2003/10/01 [CR 204.1a] 1st|2nd a/1 https://x.org/a. ...!",
+        "(" * 1500 + "x" + ")" * 1500 + " 100.1a."]
+    before = tokenizer_set_in_turn()
+    assert [[t.text for t in load().tokenizer(x)] for x in texts] == [[t.text for t in before(x)] for x in texts]
+    assert load().tokenizer.tokenizer.rules == before.tokenizer.rules
+
+
 @pytest.mark.parametrize("text, expected", [
     ("See rule 409. Then more.", ("409",)),
     ("(See rule 502.33, “Equip”).", ("502.33",)),
