@@ -61,6 +61,31 @@ def _glossary_merges(old, new, o, n, found) -> list[Match]:
             for i, j, share in survivors(*both, ended, {m.new: m.old for m in found})]
 
 
+def _renamed_by_definition(old, new, found, extra) -> tuple[list[Match], list[Match]]:
+    """Of two terms that became one under a new name, the one whose definition the new entry keeps
+    more of is renamed and the other merged, unless the other's name has more words in common with the
+    new name: the letters of two different words are no evidence ("Sorcery Type" is no nearer "Spell
+    Type" than "Instant Type", whose example "Instant - Arcane" the entry keeps)."""
+    primary = {m.new: m for m in found if m.method == "renamed"}
+    swaps = []
+    for m in extra:
+        p = primary.get(m.new)
+        if m.method != "merge" or p is None:
+            continue
+        name = _stems(new[m.new].rule_id)
+        if _common(_stems(old[m.old].rule_id), name) < _common(_stems(old[p.old].rule_id), name):
+            continue
+        mine, theirs = (fuzz.ratio(score_form(old[i].compare), score_form(new[m.new].compare)) for i in (m.old, p.old))
+        if mine > theirs:
+            swaps.append((m, p))
+    if not swaps:
+        return found, extra
+    undone = {id(x) for pair in swaps for x in pair}
+    found = [m for m in found if id(m) not in undone] + [replace(p, old=m.old) for m, p in swaps]
+    extra = [m for m in extra if id(m) not in undone] + [replace(m, old=p.old) for m, p in swaps]
+    return found, extra
+
+
 GLOSSARY_SUFFIX = re.compile(r"\s*\((?:obsolete|informal)\)\s*$")
 
 

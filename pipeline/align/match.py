@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pipeline.align.body import _align_body, _resemblances
 from pipeline.align.exact import _group
-from pipeline.align.glossary import _align_glossary, _from_glossary, _glossary_merges
+from pipeline.align.glossary import _align_glossary, _from_glossary, _glossary_merges, _renamed_by_definition
 from pipeline.align.headings import _align_headings
 from pipeline.align.scoring import AlignmentTooLarge, score_form
 from pipeline.records import Match, Rule
@@ -48,6 +48,7 @@ def align(old: list[Rule], new: list[Rule], force: set[tuple[str, str]] = frozen
             found = _align_glossary(old, new, o, n)
             if whole:  # a term folded into another ("Suspended" into "Suspend" in July 2009)
                 extra = _glossary_merges(old, new, o, n, found)
+                found, extra = _renamed_by_definition(old, new, found, extra)
         else:
             found, extra = _align_body(old, new, o, n, force, forbid, whole)
         matches += found

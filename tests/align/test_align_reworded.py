@@ -254,3 +254,21 @@ def test_a_rule_kept_whole_at_its_number_continues_there_not_in_a_look_alike():
     assert found[("714.3a", "714.3a")].change == "modified"
     assert found[("", "702.155b")].change == "added"
 
+
+
+def test_of_two_terms_joined_under_a_new_name_the_one_whose_definition_it_keeps_is_renamed():
+    """2007: "Spell Type" keeps Instant Type's example; that "Sorcery" shares more letters with "Spell" than
+    "Instant" does is no evidence."""
+    from test_align import rule
+    kind = ('{0} subtypes are always a single word and are listed after a long dash: "{0} - Arcane." {0} '
+            'subtypes are also called {1} types. The list of {1} types is as follows: Arcane.')
+    old = edition("2000-01-01", *FILLER) + [
+        rule("2000-01-01", "Instant Type", kind.format("Instant", "instant"), "glossary"),
+        rule("2000-01-01", "Sorcery Type", kind.format("Sorcery", "sorcery"), "glossary")]
+    new = edition("2001-01-01", *FILLER) + [
+        rule("2001-01-01", "Spell Type", 'Instants and sorceries share the same set of subtypes. These subtypes are '
+             'always a single word and are listed after a long dash: "Instant - Arcane." These subtypes are also '
+             'called spell types. The list of spell types is as follows: Arcane.', "glossary")]
+    found, _ = changes_of(old, new)
+    assert found[("Instant Type", "Spell Type")].change == "renamed"
+    assert found[("Sorcery Type", "Spell Type")].change == "merged"
