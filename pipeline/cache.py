@@ -163,6 +163,20 @@ class Cache:
                                  f"{'y' if len(bad) == 1 else 'ies'} dropped and recomputed")
         return found
 
+    def present(self, keys: list[str]) -> set[str]:
+        """The keys of `keys` the cache holds (not read, not checked: get does that)."""
+        if self.db is None or not keys:
+            return set()
+        found = set()
+        try:
+            for i in range(0, len(keys), 500):
+                chunk = keys[i:i + 500]
+                found |= {k for (k,) in self.db.execute(f"SELECT key FROM entries WHERE namespace = ? AND key IN "
+                                                         f"({','.join('?' * len(chunk))})", [self.namespace, *chunk])}
+        except sqlite3.DatabaseError:
+            return set()  # get will find the damage and say so
+        return found
+
     def get(self, key: str, decode):
         return self.get_many([key], decode).get(key)
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
+import os
 import re
 from dataclasses import fields, replace
 
@@ -46,6 +48,7 @@ def build(rules: list[Rule], eds: list[Edition], overrides: Overrides = Override
     truncated = {e.edition for e in eds if e.truncated}
     observes = {e.edition: e.observes for e in eds if e.observes}
     digests = Digests()  # every record's content digested once, for the keys of all the pairs it is in
+    _prefetch(by_edition, complete, observes, truncated, overrides, cache, digests, progress)
     known: list[tuple[str, Rule]] = []  # (lineage, latest record), in document order
     last_changed: dict[str, str] = {}
     previous = None
@@ -180,21 +183,73 @@ def aligned(old, new, force, forbid, cache, digests=None, whole=True):
     of a walk). `whole`: the new edition is complete (what it lacks has ended)."""
     key = None
     if cache is not None:
-        digests = digests or Digests()
-        key = cache.key(json.dumps([digests.of(old), digests.of(new), sorted(force), sorted(forbid), whole],
-                                   ensure_ascii=False))
+        key = _pair_key(cache, digests or Digests(), old, new, force, forbid, whole)
         stored = cache.get(key, lambda v: _decode_pair(v, old, new))
         if stored is not None:
             return stored
+    matches, paired, diffs = _align_pair(old, new, force, forbid, whole)
+    if cache is not None:
+        cache.put(key, _stored(old, new, matches, paired, diffs))
+    return matches, {(m.old, m.new, m.method): c for m, c in zip(paired, diffs)}
+
+
+def _pair_key(cache, digests, old, new, force, forbid, whole) -> str:
+    return cache.key(json.dumps([digests.of(old), digests.of(new), sorted(force), sorted(forbid), whole],
+                                ensure_ascii=False))
+
+
+def _align_pair(old, new, force, forbid, whole):
     matches = align(old, new, force, forbid, whole)
     paired = [m for m in matches if m.old is not None and m.new is not None]
     diffs = [_unchanged(old[m.old], new[m.new], m) if _same_words(old[m.old], new[m.new])
              else change_between(old[m.old], new[m.new], "", m) for m in paired]
-    if cache is not None:  # a rule that came through unchanged (most) is stored as null, not spelled out
-        cache.put(key, [[_by_name(m) for m in matches],
-                        [None if c == _unchanged(old[m.old], new[m.new], m) else _by_name(c)
-                         for m, c in zip(paired, diffs)]])
-    return matches, {(m.old, m.new, m.method): c for m, c in zip(paired, diffs)}
+    return matches, paired, diffs
+
+
+def _stored(old, new, matches, paired, diffs) -> list:
+    """A pair as the cache keeps it: a rule that came through unchanged (most) is null, not spelled out."""
+    return [[_by_name(m) for m in matches],
+            [None if c == _unchanged(old[m.old], new[m.new], m) else _by_name(c) for m, c in zip(paired, diffs)]]
+
+
+_TODO: list = []  # the pairs a forked worker aligns, by index (set before the fork, so never pickled)
+
+
+def _prefetch(by_edition, complete, observes, truncated, overrides, cache, digests, progress=None) -> None:
+    """Align the pairs of consecutive complete editions that the cache lacks, one per core, in forked
+    processes; the walk then finds them in the cache. Such a pair does not depend on the walk (the
+    old side is the previous edition's records, as they are), and a cold run's alignment is mostly
+    such pairs. Nothing is done with one core, one pair to align, or no fork (the walk aligns them)."""
+    workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if cache is None or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return
+    todo, previous = [], None
+    for edition in sorted(by_edition):
+        if edition in observes and previous:
+            continue
+        if previous and complete.get(previous) and edition not in truncated:
+            force, forbid = overrides.for_pair(previous, edition)
+            old, new = by_edition[previous], by_edition[edition]
+            whole = complete.get(edition, False)
+            todo.append((_pair_key(cache, digests, old, new, force, forbid, whole), old, new, force, forbid, whole))
+        previous = edition
+    held = cache.present([t[0] for t in todo])
+    todo = [t for t in todo if t[0] not in held]
+    if len(todo) < 2:
+        return
+    _TODO[:] = todo
+    try:
+        with multiprocessing.get_context("fork").Pool(min(workers, len(todo))) as pool:
+            for key, value in (progress or iter)(pool.imap_unordered(_prefetched, range(len(todo)))):
+                cache.put(key, value)
+    finally:
+        _TODO.clear()
+
+
+def _prefetched(k: int) -> tuple[str, list]:
+    key, old, new, force, forbid, whole = _TODO[k]
+    matches, paired, diffs = _align_pair(old, new, force, forbid, whole)
+    return key, _stored(old, new, matches, paired, diffs)
 
 
 class Digests:

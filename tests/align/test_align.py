@@ -258,6 +258,26 @@ def test_pairs_from_the_cache_are_what_aligning_gives(tmp_path):
     assert again.changes == fresh.changes and again.lineage == fresh.lineage
 
 
+def test_independent_pairs_are_aligned_beforehand_in_forked_workers(tmp_path, monkeypatch):
+    """With two cores, the pairs of consecutive complete editions are aligned in forked processes before
+    the walk, which finds them in the cache: the same history, and the walk aligns nothing itself."""
+    import os
+    from pipeline.align import lineage
+    from pipeline.cache import Cache
+    rules, editions = _three_editions()
+    fresh = build(rules, editions)
+    parent, real = os.getpid(), lineage.align
+
+    def only_in_workers(*args):
+        if os.getpid() == parent:
+            pytest.fail("aligned in the walk")
+        return real(*args)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(lineage, "align", only_in_workers)
+    again = build(rules, editions, cache=Cache(tmp_path / "c.sqlite", "pairs", "code"))
+    assert again.changes == fresh.changes and again.lineage == fresh.lineage
+
+
 def test_a_pair_is_keyed_by_what_alignment_reads():
     from pipeline.align.lineage import Digests
     rules, _ = _three_editions()
