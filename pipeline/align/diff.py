@@ -83,7 +83,8 @@ def classify_text(a: str, b: str) -> str:
 
 
 def _letters(text: str) -> str:
-    return " ".join(re.findall(r"[\w#]+", text.lower()))
+    """The words, and the brackets of a placeholder: "[this card]" stands for a name, "this card" does not."""
+    return " ".join(re.findall(r"[\w#\[\]]+", text.lower()))
 
 
 def classify(old: Rule, new: Rule) -> str:

@@ -171,6 +171,8 @@ def test_classify_reference_and_cosmetic():
     assert classify_text("can’t", "can't") == "cosmetic"
     assert classify_text("{oT}: Add {oG} to your mana pool.", "{T}: Add {G} to your mana pool.") == "cosmetic"
     assert classify_text("{oT}: Add {oG}.", "{T}: Add {W}.") == "modified"
+    # a placeholder is not the words it stands for (2025: cards say "this creature" now)
+    assert classify_text('Cycling means "Discard [this card]."', 'Cycling means "Discard this card."') == "modified"
 
 
 # --- the archive ---------------------------------------------------------------------------
