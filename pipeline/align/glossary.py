@@ -107,8 +107,9 @@ def _align_glossary(old, new, o, n) -> list[Match]:
             found += [replace(m, method="renamed")
                       for m in _assign(rest, free, np.where(eligible, total, 0.0), eligible)]
         if strong == GLOSSARY_RENAMED:  # "Damage Assignment Order" -> "Damage Assignment Order (Obsolete)"
-            found = _same_key(old, new, o, n, found, term_key, "renamed")
-            found = _same_key(old, new, o, n, found, _loose_key, "renamed")  # "State Triggers" -> "State Trigger"
+            pointer = _definition_elsewhere(old, new)
+            found = _same_key(old, new, o, n, found, term_key, "renamed", pointer)
+            found = _same_key(old, new, o, n, found, _loose_key, "renamed", pointer)  # "State Triggers"
     found += _name_extended(old, new, o, n, found)
     return found + _name_reworded(old, new, o, n, found)
 
@@ -183,7 +184,7 @@ def _unmatched(o, n, found) -> tuple[list[int], list[int]]:
     return [i for i in o if i not in taken_old], [j for j in n if j not in taken_new]
 
 
-def _same_key(old, new, o, n, found, key, method) -> list[Match]:
+def _same_key(old, new, o, n, found, key, method, veto=None) -> list[Match]:
     rest, free = _unmatched(o, n, found)
     by_key = defaultdict(list)
     for j in free:
@@ -191,11 +192,29 @@ def _same_key(old, new, o, n, found, key, method) -> list[Match]:
     found = list(found)
     for i in rest:
         same = by_key.get(key(old[i].rule_id))
-        if same:
+        if same and not (veto and veto(i, same[0], free)):
             j = same.pop(0)
             score = 100.0 if old[i].compare == new[j].compare else round(fuzz.ratio(old[i].compare, new[j].compare), 1)
             found.append(Match(i, j, score, method, method != "same" and score < REVIEW))
     return found
+
+
+def _definition_elsewhere(old, new):
+    """veto(i, j, free): old term i's definition went to another entry than its pointer j: j is tagged
+    "(Obsolete)" or "(Informal)" where i was not, and a free untagged entry named with a word of i's name
+    has most of the words of i's definition (GLOSSARY_DEFINITION) and more of its text than j ("Snow-Covered"
+    -> "Snow" of 2006 and "In Play" -> "Battlefield" of July 2009, their "(Obsolete)" pointers new)."""
+    tagged = lambda name: bool(GLOSSARY_SUFFIX.search(name.lower()))  # noqa: E731
+
+    def veto(i: int, j: int, free: list[int]) -> bool:
+        if not tagged(new[j].rule_id) or tagged(old[i].rule_id):
+            return False
+        name, definition = _stems(old[i].rule_id), score_form(old[i].compare)
+        here = fuzz.ratio(definition, score_form(new[j].compare))
+        return any(fuzz.ratio(definition, score_form(new[k].compare)) > here
+                   and fuzz.token_set_ratio(definition, score_form(new[k].compare)) >= GLOSSARY_DEFINITION
+                   for k in free if k != j and not tagged(new[k].rule_id) and _common(name, _stems(new[k].rule_id)))
+    return veto
 
 
 _NAME_TERMS = tuple((a, b) for a, b in TERMINOLOGY if not a.startswith("play"))  # "Play" is still a term

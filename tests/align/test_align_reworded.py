@@ -272,3 +272,20 @@ def test_of_two_terms_joined_under_a_new_name_the_one_whose_definition_it_keeps_
     found, _ = changes_of(old, new)
     assert found[("Instant Type", "Spell Type")].change == "renamed"
     assert found[("Sorcery Type", "Spell Type")].change == "merged"
+
+
+def test_a_term_whose_definition_went_to_a_new_name_is_renamed_there_not_to_its_obsolete_pointer():
+    """2006: "Snow-Covered" became "Snow", and "Snow-Covered (Obsolete)" a new pointer to it."""
+    from test_align import rule
+    old = edition("2000-01-01", *FILLER) + [
+        rule("2000-01-01", "Snow-Covered", 'Snow-covered is a supertype. When a card refers to a "snow-covered land," '
+             'it means a land with the snow-covered supertype. See rule 205.4e.', "glossary")]
+    new = edition("2001-01-01", *FILLER) + [
+        rule("2001-01-01", "Snow", 'Snow is a supertype. When a card refers to a "snow permanent," it means a '
+             'permanent with the snow supertype. Some older cards were printed with the term "snow-covered." See '
+             'rule 205.4e.', "glossary"),
+        rule("2001-01-01", "Snow-Covered (Obsolete)", 'Some older cards were printed with the term "snow-covered" '
+             'in their rules text. All instances of "snow-covered" are now "snow."', "glossary")]
+    found, _ = changes_of(old, new)
+    assert found[("Snow-Covered", "Snow")].change == "renamed"
+    assert found[("", "Snow-Covered (Obsolete)")].change == "added"
