@@ -1,6 +1,12 @@
 """The page model of a lineage (lineage/*.html): its versions with their redlines, runs of unchanged
 versions collapsed, how it ended, the commentary citing it, its splits and merges; and its entry in the
-search index."""
+search index.
+
+A lineage that goes on unchanged into the latest edition ends its page with an open run, "unchanged since E in
+every later edition of these reports" (`open_tail`): the page is made of the versions up to E only, so its key
+and bytes stay the same when a new edition simply continues it, and it is not rendered again. app.js lists the
+editions since E from editions.js; without script the page says no more than what stays true.
+"""
 from __future__ import annotations
 
 
@@ -50,6 +56,23 @@ def _lineage_inputs(rules: list[dict], changes: pd.DataFrame, citations: pd.Data
                            and last["kind"] not in ("glossary", "commentary") else "")}
 
 
+def open_tail(inputs: dict, complete: list[str]) -> dict:
+    """The inputs without their last run of plain unchanged versions, when that run is in every complete
+    edition after the version before it, and in no other edition (else, a copy, a fragment or a gap: the page
+    lists the run in full, as before); `since` is the edition of the last version kept ("" when the page is not
+    open). A lineage changed in the latest edition is open too, with nothing cut: the next edition that simply
+    continues it leaves its page as it is."""
+    records, steps, copies = inputs["records"], inputs["steps"], inputs["copies"]
+    k = len(records)
+    while k > 1 and steps[k - 1] is None and not copies[k - 1]:
+        k -= 1
+    last = records[k - 1]["edition"]
+    shown = not copies[k - 1] and (steps[k - 1] or {}).get("change") != "observed" and last in complete
+    if not shown or [r["edition"] for r in records[k:]] != complete[complete.index(last) + 1:]:
+        return {**inputs, "since": ""}
+    return {**inputs, "records": records[:k], "steps": steps[:k], "copies": copies[:k], "since": last}
+
+
 def _lineage(inputs: dict) -> dict:
     """A lineage's page: its versions with their redlines, runs of unchanged versions collapsed."""
     versions, previous = [], None
@@ -72,6 +95,7 @@ def _lineage(inputs: dict) -> dict:
         if not observed:
             previous = r
     return {"id": inputs["id"], "versions": versions, "end": inputs["end"], "rows": _collapse(versions),
+            "since": inputs.get("since", ""),
             "current": inputs["current"], "numbers": list(dict.fromkeys(v["rule_id"] for v in versions)),
             "kind": versions[-1]["kind"], "notes": inputs["notes"], "relations": inputs["relations"]}
 

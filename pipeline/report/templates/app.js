@@ -87,15 +87,45 @@
     try { return decodeURIComponent(m[1].replace(/\+/g, " ")).trim(); } catch (e) { return m[1]; }
   }
 
+  // --- the latest edition, which pages do not name (a rule that goes on keeps its page): editions.js names it --
+  var editionsJs = document.querySelector("script[src$='editions.js']");
+  var root = editionsJs ? editionsJs.getAttribute("src").slice(0, -"editions.js".length) : "";
+  var latest = window.CR_EDITIONS && window.CR_EDITIONS.length ? window.CR_EDITIONS[window.CR_EDITIONS.length - 1] : "";
+  function editionLink(edition, anchor) {
+    var a = text(document.createElement("a"), edition);
+    a.href = root + "editions/" + edition + ".html" + (anchor ? "#" + anchor : "");
+    return a;
+  }
+  if (latest) {
+    Array.prototype.forEach.call(document.querySelectorAll(".latest"), function (el) {
+      el.textContent = "";
+      el.appendChild(el.dataset.anchor ? editionLink(latest, el.dataset.anchor) : text(document.createElement("span"), latest));
+      if ((window.CR_LABELS || {})[latest]) { el.appendChild(text(document.createElement("span"), " (" + window.CR_LABELS[latest] + ")")); }
+    });
+    // a lineage that goes on: the editions after the last version its page shows, each linked, or nothing
+    Array.prototype.forEach.call(document.querySelectorAll("[data-since]"), function (el) {
+      var since = el.dataset.since, later = window.CR_EDITIONS.filter(function (e) { return e > since; });
+      var count = document.querySelector(".count[data-before]");
+      if (count) { text(count, (+count.dataset.before + later.length) + " editions"); }
+      if (!later.length) { el.hidden = true; return; }
+      text(el.querySelector(".date"), later[0] + (later.length > 1 ? " … " + later[later.length - 1] : ""));
+      var list = text(el.querySelector(".later"), "in ");
+      later.forEach(function (e, i) { list.appendChild(editionLink(e, el.dataset.anchor)); if (i + 1 < later.length) { list.appendChild(document.createTextNode(", ")); } });
+    });
+  }
+
   // --- rules/<number>.html: forwards to the rule now, or as of a date or set ---------------------------------
   var target = document.getElementById("rule-target");
   if (target && window.CR_EDITIONS) {
     var asked = asOfParam(), why = document.getElementById("as-of-status");
     if (asked === null) {
-      if (target.dataset.current && location.hash !== "#periods") { location.replace(target.dataset.current); }
+      if (target.dataset.current && latest && location.hash !== "#periods") {
+        location.replace(root + "editions/" + latest + ".html#" + target.dataset.number);
+      }
     } else {
       var picked = pickEdition(asked), number = target.dataset.number;
-      var within = function (s) { return s[0] <= picked.inForce && picked.inForce <= s[1]; };
+      // a period or span that goes on has no last edition ("")
+      var within = function (s) { return s[0] <= picked.inForce && (s[1] === "" || picked.inForce <= s[1]); };
       var span = picked.error ? null : JSON.parse(target.dataset.spans).filter(within)[0];
       var held = picked.error ? null : JSON.parse(target.dataset.held).filter(within)[0];
       var go = span ? span[2] : held ? number : "";
