@@ -243,9 +243,18 @@
     restore();
   }
 
-  // --- source pages: a link to lines 515-521 highlights them all (?lines=515-521#L515) ----------
+  // --- source pages: a line's number (drawn by style.css) links to it; ?lines=515-521#L515 highlights a range --
+  var source = document.querySelector("pre.source");
+  if (source) {
+    source.addEventListener("click", function (event) {
+      var line = event.target.closest("pre.source > span");
+      if (line && event.target === line && event.clientX - line.getBoundingClientRect().left < 4.5 * parseFloat(getComputedStyle(line).fontSize)) {
+        location.hash = line.id;
+      }
+    });
+  }
   var lines = /[?&]lines=(\d+)-(\d+)/.exec(location.search);
-  if (lines && document.querySelector("pre.source")) {
+  if (lines && source) {
     for (var i = +lines[1]; i <= +lines[2] && i - lines[1] < 5000; i += 1) {
       var line = document.getElementById("L" + i);
       if (line) { line.classList.add("hl"); }
