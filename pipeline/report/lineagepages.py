@@ -69,14 +69,21 @@ def open_tail(inputs: dict, complete: list[str]) -> dict:
     last = records[k - 1]["edition"]
     shown = not copies[k - 1] and (steps[k - 1] or {}).get("change") != "observed" and last in complete
     if not shown or [r["edition"] for r in records[k:]] != complete[complete.index(last) + 1:]:
-        return {**inputs, "since": ""}
-    return {**inputs, "records": records[:k], "steps": steps[:k], "copies": copies[:k], "since": last}
+        k = len(records)
+        last = ""
+    # a version that comes in the complete edition right after the one before it: a run of them is listed by
+    # its ends, and app.js lists the editions between (what a later edition adds does not change this)
+    after = {a: b for a, b in zip(complete, complete[1:])}
+    follows = [i > 0 and after.get(records[i - 1]["edition"]) == records[i]["edition"] for i in range(k)]
+    return {**inputs, "records": records[:k], "steps": steps[:k], "copies": copies[:k], "since": last,
+            "follows": follows}
 
 
 def _lineage(inputs: dict) -> dict:
     """A lineage's page: its versions with their redlines, runs of unchanged versions collapsed."""
     versions, previous = [], None
-    for r, step, copy in zip(inputs["records"], inputs["steps"], inputs["copies"]):
+    follows = inputs.get("follows") or [False] * len(inputs["records"])
+    for r, step, copy, after in zip(inputs["records"], inputs["steps"], inputs["copies"], follows):
         change = step["change"] if step else ("first" if previous is None else "unchanged")
         # a copy's text, shown whole; the next version is compared with the last official one
         observed = change == "observed"
@@ -91,7 +98,7 @@ def _lineage(inputs: dict) -> dict:
                          "from_rule_id": since["rule_id"] if since is not None else "",
                          "anchor": reader.anchor(r["rule_id"], r["kind"]), "examples": r["examples"],
                          "citations": r["citations"], "flags": r["rule_flags"],
-                         "source_ids": r["source"].split(";"), "unofficial": copy})
+                         "source_ids": r["source"].split(";"), "unofficial": copy, "follows": after})
         if not observed:
             previous = r
     return {"id": inputs["id"], "versions": versions, "end": inputs["end"], "rows": _collapse(versions),
@@ -101,14 +108,16 @@ def _lineage(inputs: dict) -> dict:
 
 
 def _collapse(versions: list[dict]) -> list[dict]:
-    """Runs of unchanged versions (same words, same number) become one line each."""
+    """Runs of unchanged versions (same words, same number) become one line each; a run in consecutive
+    complete editions is listed by its ends (`whole`: app.js fills in the editions between)."""
     rows: list[dict] = []
     for v in versions:
         if v["change"] == "unchanged" and not v["renumbered"]:
             if rows and "run" in rows[-1]:
                 rows[-1]["run"].append(v)
+                rows[-1]["whole"] = rows[-1]["whole"] and v["follows"]
             else:
-                rows.append({"run": [v]})
+                rows.append({"run": [v], "whole": True})
         else:
             rows.append({"version": v})
     return rows

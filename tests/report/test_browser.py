@@ -756,3 +756,34 @@ def test_pair_summary_fits_a_phone(browser, seed_reports, width):
     assert len(cells) == len(CHANGES) + 2 and all(label != "none" and right <= width for label, right in cells)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.close()
+
+
+@needs_archive
+def test_archive_pages_name_the_latest_edition_only_through_the_script(browser, archive_reports, shots):
+    """A lineage that goes on into the latest edition, and a number of today: their pages do not name the latest
+    edition (a new edition that continues them leaves them as they are). With script, editions.js names it and
+    the editions of the run are listed, each linked; without, the page says only what stays true."""
+    reports, _ = archive_reports
+    latest = json.loads(re.search(r"CR_EDITIONS = (\[.*?\]);", (reports / "editions.js").read_text()).group(1))[-1]
+    lineage = next(p for p in sorted((reports / "lineage").glob("*.html"))
+                   if 'data-since="2013' in p.read_text())  # unchanged since 2013 (2 later editions in the archive)
+    assert latest not in lineage.read_text() and latest not in (reports / "rules/205.1a.html").read_text()
+    for script in (True, False):
+        context = browser.new_context(viewport={"width": 1300, "height": 1000}, java_script_enabled=script)
+        pg = context.new_page()
+        pg.goto(lineage.as_uri())
+        row = pg.locator("li[data-since]")
+        links = row.locator("a").evaluate_all("els => els.map(a => a.getAttribute('href'))")
+        if script:
+            assert links and links[-1].startswith(f"../editions/{latest}.html#") and latest in row.inner_text()
+            assert re.fullmatch(r"\d+ editions", pg.locator(".count").inner_text())
+            pg.screenshot(path=str(shots / "archive-lineage-open-run.png"), full_page=True)
+        else:
+            assert links == [] and "in every later edition of these reports" in row.inner_text()
+            assert "and every later one" in pg.locator(".count").inner_text()
+            pg.screenshot(path=str(shots / "archive-lineage-open-run-no-script.png"), full_page=True)
+        pg.goto((reports / "rules/205.1a.html").as_uri() + "#periods")
+        status = pg.locator("#rule-target").inner_text()
+        assert latest in status if script else latest not in status and "the latest edition of these reports" in status
+        assert pg.locator("table.periods tr").last.locator("a").count() >= 1
+        context.close()

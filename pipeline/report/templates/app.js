@@ -109,8 +109,20 @@
       if (count) { text(count, (+count.dataset.before + later.length) + " editions"); }
       if (!later.length) { el.hidden = true; return; }
       text(el.querySelector(".date"), later[0] + (later.length > 1 ? " … " + later[later.length - 1] : ""));
-      var list = text(el.querySelector(".later"), "in ");
-      later.forEach(function (e, i) { list.appendChild(editionLink(e, el.dataset.anchor)); if (i + 1 < later.length) { list.appendChild(document.createTextNode(", ")); } });
+      listEditions(el, later);
+    });
+  }
+  // a run of unchanged versions in consecutive editions, written as its ends: each edition of it, linked
+  function listEditions(el, editions) {
+    var list = text(el.querySelector(".later"), "in ");
+    editions.forEach(function (e, i) {
+      list.appendChild(editionLink(e, el.dataset.anchor));
+      if (i + 1 < editions.length) { list.appendChild(document.createTextNode(", ")); }
+    });
+  }
+  if (window.CR_EDITIONS) {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-from]"), function (el) {
+      listEditions(el, window.CR_EDITIONS.filter(function (e) { return el.dataset.from <= e && e <= el.dataset.to; }));
     });
   }
 
