@@ -13,6 +13,7 @@ from markupsafe import Markup, escape
 from pipeline.ingest.clean import LINE_BREAK
 from pipeline.query import cite
 from pipeline.records import CleanDoc
+from pipeline.report import editionpages as reader
 
 
 HASHED = re.compile(r"(?:\d+_)?[0-9a-f]{12,}")  # a file named by its content hash says nothing to a reader
@@ -75,9 +76,7 @@ def _escaped(text: str) -> str:
 
 @lru_cache(maxsize=1 << 16)
 def _content(text: str) -> str:
-    """A text escaped for an element's content, where only &, < and > can make markup: quotes stay
-    quotes (markupsafe writes them as 5-byte entities, for attributes), a few percent of the bytes."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return str(reader.content(text))
 
 
 def _lines_html(lines: list[dict]) -> Markup:
