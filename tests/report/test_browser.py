@@ -787,3 +787,28 @@ def test_archive_pages_name_the_latest_edition_only_through_the_script(browser, 
         assert latest in status if script else latest not in status and "the latest edition of these reports" in status
         assert pg.locator("table.periods tr").last.locator("a").count() >= 1
         context.close()
+
+
+@needs_archive
+def test_archive_side_by_side_built_by_the_script_is_the_one_the_page_wrote_before(browser, archive_run, tmp_path,
+                                                                               monkeypatch):
+    """A pair page leaves out a side-by-side redline that is the inline one without its insertions (left) and
+    deletions (right), and app.js builds it: the same HTML as the page writes it out in full."""
+    from pipeline.report import redline
+    result, processed = archive_run
+    name = "pairs/2009-05-01_2009-07-11.html"
+    report.render(processed, tmp_path / "derived", result.ingested.docs)
+    parts = redline.parts
+
+    def written(*args):
+        return [{**p, "derived": False} for p in parts(*args)]
+    monkeypatch.setattr(redline, "parts", written)
+    report.render(processed, tmp_path / "full", result.ingested.docs)
+    assert (tmp_path / "derived" / name).stat().st_size < 0.7 * (tmp_path / "full" / name).stat().st_size
+    halves = []
+    for folder in ("derived", "full"):
+        pg = browser.new_context().new_page()
+        pg.goto((tmp_path / folder / name).as_uri() + "#show=modified,cosmetic,added,removed&view=side")
+        halves.append(pg.evaluate("""() => [...document.querySelectorAll('.side-view')].map(
+            box => [...box.children].map(half => half.innerHTML))"""))
+    assert halves[0] == halves[1] and len(halves[0]) > 1000

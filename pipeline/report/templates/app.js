@@ -220,8 +220,22 @@
       });
       text(shown, n + " of " + rows.length + " shown");
     };
+    // a side-by-side redline the page leaves out: the inline one without its insertions, and without its deletions
+    var derive = function () {
+      Array.prototype.forEach.call(document.querySelectorAll(".side-view[data-derived]"), function (box) {
+        box.removeAttribute("data-derived");
+        var inline = box.parentNode.querySelector(".inline-view");
+        [["old", "ins"], ["new", "del"]].forEach(function (pair) {
+          var half = inline.cloneNode(true);
+          half.className = pair[0];
+          Array.prototype.forEach.call(half.querySelectorAll(pair[1]), function (x) { x.remove(); });
+          box.appendChild(half);
+        });
+      });
+    };
     var view = function (toSide) {
       side = toSide;
+      if (side) { derive(); }
       document.body.classList.toggle("side", side);
       document.body.classList.toggle("inline", !side);
       document.getElementById("view-side").setAttribute("aria-pressed", String(side));
