@@ -36,7 +36,7 @@ from pipeline.report.links import lineage_file, pair_file
 from pipeline.report.writer import Writer, _remove_stale
 from pipeline.report.charts import _terminology, _timeline
 from pipeline.report.pairpages import HIDDEN_BY_DEFAULT, _changes_by_step, _chapters, _pair_rows, _texts
-from pipeline.report.lineagepages import _index_entry, _lineage, _lineage_inputs
+from pipeline.report.lineagepages import _index_entry, _lineage, _lineage_inputs, open_tail
 from pipeline.report.sourcepages import _lines, _lines_html, _numbers_now, _source_names, _sources
 
 NEEDED = ("editions", "sources", "discards", "rules", "changes", "citations", "terminology", "renumberings",
@@ -111,7 +111,7 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     lineages = _lineage_inputs(rules, data["changes"], data["citations"], complete[-1] if complete else "",
                                lambda lineage, edition: cite.now(remapper, lineage, edition), data["observations"],
                                {e["edition"] for e in editions if e["status"] == "fragment"})
-    index = _lineage_pages(page, put, (progress or iter)(lineages), env)
+    index = _lineage_pages(page, put, (progress or iter)(lineages), env, complete)
     _reader_pages(page, put, grouped, digests, editions, env)
     _number_pages(page, put, grouped, remapper)
     del rules, grouped
@@ -144,19 +144,21 @@ def _pair_pages(page, put, steps: list[dict], rules: list[dict], by_step: dict[t
              rows=rows, chapters=_chapters(rows, title_of))
 
 
-def _lineage_pages(page, put, lineages, env: Environment) -> list:
-    """A page per lineage, keyed by what `_lineage_inputs` gives and by the names of the sources it
-    links to; returns the search index's entries (of every lineage, rendered or not)."""
+def _lineage_pages(page, put, lineages, env: Environment, complete: list[str]) -> list:
+    """A page per lineage, keyed by what `_lineage_inputs` gives, cut where it goes on unchanged into the
+    latest edition (`open_tail`), and by the names of the sources it links to; returns the search index's
+    entries (of every lineage, rendered or not)."""
     names, with_pages = env.globals["source_names"], env.globals["source_pages"]
     index = []
-    for inputs in lineages:  # one at a time: bounded memory
+    for whole in lineages:  # one at a time: bounded memory
+        index.append(_index_entry(whole["id"], whole["records"]))
+        inputs = open_tail(whole, complete)
         name = lineage_file(inputs["id"])
         cited = sorted({s for both in {r["source"] for r in inputs["records"]} for s in both.split(";")} |
                        {n["source"].split(";")[0] for n in inputs["notes"]})
         sources = [(s, names.get(s), s in with_pages) for s in cited]
         if not put.skip(name, pagekeys.key(name, inputs, sources)):
             page(name, "lineage.html", lineage=_lineage(inputs))
-        index.append(_index_entry(inputs["id"], inputs["records"]))
     return index
 
 

@@ -37,14 +37,20 @@ def change_anchor(old: str, new: str) -> str:
     return re.sub(r"\s+", "_", f"c-{old}-{new}")
 
 
+def content(text: str) -> Markup:
+    """A text escaped for an element's content (never an attribute's value), where only &, < and > can
+    make markup: quotes stay quotes, not markupsafe's 5-byte entities (3% of an edition page's bytes)."""
+    return Markup(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+
 @lru_cache(maxsize=1 << 14)  # most texts repeat from edition to edition: each is escaped once
 def plain(text: str) -> Markup:
-    """Escaped text with `_italics_` shown as italics."""
+    """Text escaped for an element's content, with `_italics_` shown as italics."""
     out, last = [], 0
     for m in ITALICS.finditer(text):
-        out += [escape(text[last:m.start()]), Markup("<i>"), escape(m[1]), Markup("</i>")]
+        out += [content(text[last:m.start()]), Markup("<i>"), content(m[1]), Markup("</i>")]
         last = m.end()
-    out.append(escape(text[last:]))
+    out.append(content(text[last:]))
     return Markup("").join(out)
 
 

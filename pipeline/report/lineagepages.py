@@ -1,6 +1,12 @@
 """The page model of a lineage (lineage/*.html): its versions with their redlines, runs of unchanged
 versions collapsed, how it ended, the commentary citing it, its splits and merges; and its entry in the
-search index."""
+search index.
+
+A lineage that goes on unchanged into the latest edition ends its page with an open run, "unchanged since E in
+every later edition of these reports" (`open_tail`): the page is made of the versions up to E only, so its key
+and bytes stay the same when a new edition simply continues it, and it is not rendered again. app.js lists the
+editions since E from editions.js; without script the page says no more than what stays true.
+"""
 from __future__ import annotations
 
 
@@ -50,10 +56,34 @@ def _lineage_inputs(rules: list[dict], changes: pd.DataFrame, citations: pd.Data
                            and last["kind"] not in ("glossary", "commentary") else "")}
 
 
+def open_tail(inputs: dict, complete: list[str]) -> dict:
+    """The inputs without their last run of plain unchanged versions, when that run is in every complete
+    edition after the version before it, and in no other edition (else, a copy, a fragment or a gap: the page
+    lists the run in full, as before); `since` is the edition of the last version kept ("" when the page is not
+    open). A lineage changed in the latest edition is open too, with nothing cut: the next edition that simply
+    continues it leaves its page as it is."""
+    records, steps, copies = inputs["records"], inputs["steps"], inputs["copies"]
+    k = len(records)
+    while k > 1 and steps[k - 1] is None and not copies[k - 1]:
+        k -= 1
+    last = records[k - 1]["edition"]
+    shown = not copies[k - 1] and (steps[k - 1] or {}).get("change") != "observed" and last in complete
+    if not shown or [r["edition"] for r in records[k:]] != complete[complete.index(last) + 1:]:
+        k = len(records)
+        last = ""
+    # a version that comes in the complete edition right after the one before it: a run of them is listed by
+    # its ends, and app.js lists the editions between (what a later edition adds does not change this)
+    after = {a: b for a, b in zip(complete, complete[1:])}
+    follows = [i > 0 and after.get(records[i - 1]["edition"]) == records[i]["edition"] for i in range(k)]
+    return {**inputs, "records": records[:k], "steps": steps[:k], "copies": copies[:k], "since": last,
+            "follows": follows}
+
+
 def _lineage(inputs: dict) -> dict:
     """A lineage's page: its versions with their redlines, runs of unchanged versions collapsed."""
     versions, previous = [], None
-    for r, step, copy in zip(inputs["records"], inputs["steps"], inputs["copies"]):
+    follows = inputs.get("follows") or [False] * len(inputs["records"])
+    for r, step, copy, after in zip(inputs["records"], inputs["steps"], inputs["copies"], follows):
         change = step["change"] if step else ("first" if previous is None else "unchanged")
         # a copy's text, shown whole; the next version is compared with the last official one
         observed = change == "observed"
@@ -68,23 +98,26 @@ def _lineage(inputs: dict) -> dict:
                          "from_rule_id": since["rule_id"] if since is not None else "",
                          "anchor": reader.anchor(r["rule_id"], r["kind"]), "examples": r["examples"],
                          "citations": r["citations"], "flags": r["rule_flags"],
-                         "source_ids": r["source"].split(";"), "unofficial": copy})
+                         "source_ids": r["source"].split(";"), "unofficial": copy, "follows": after})
         if not observed:
             previous = r
     return {"id": inputs["id"], "versions": versions, "end": inputs["end"], "rows": _collapse(versions),
+            "since": inputs.get("since", ""),
             "current": inputs["current"], "numbers": list(dict.fromkeys(v["rule_id"] for v in versions)),
             "kind": versions[-1]["kind"], "notes": inputs["notes"], "relations": inputs["relations"]}
 
 
 def _collapse(versions: list[dict]) -> list[dict]:
-    """Runs of unchanged versions (same words, same number) become one line each."""
+    """Runs of unchanged versions (same words, same number) become one line each; a run in consecutive
+    complete editions is listed by its ends (`whole`: app.js fills in the editions between)."""
     rows: list[dict] = []
     for v in versions:
         if v["change"] == "unchanged" and not v["renumbered"]:
             if rows and "run" in rows[-1]:
                 rows[-1]["run"].append(v)
+                rows[-1]["whole"] = rows[-1]["whole"] and v["follows"]
             else:
-                rows.append({"run": [v]})
+                rows.append({"run": [v], "whole": True})
         else:
             rows.append({"version": v})
     return rows

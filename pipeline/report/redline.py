@@ -30,7 +30,11 @@ def parts(old: dict, new: dict, change: dict, segments) -> list[dict]:
     def add(part: str, a: str, b: str, stored) -> None:
         ops = _ops(stored, a, b) if a != b else []
         inline, left, right = segments(a, b, ops) if ops else ([("same", b)], [("same", a)], [("same", b)])
-        out.append({"part": part, "changed": a != b, "inline": inline, "left": left, "right": right})
+        # side by side is the inline redline without its insertions (left) or deletions (right): when it is,
+        # exactly, app.js builds it from the inline one, and the page does not carry the texts twice more
+        derived = left == [x for x in inline if x[0] != "ins"] and right == [x for x in inline if x[0] != "del"]
+        out.append({"part": part, "changed": a != b, "inline": inline, "left": left, "right": right,
+                    "derived": derived})
 
     old_title, new_title = old.get("title") or "", new.get("title") or ""
     if old_title or new_title:

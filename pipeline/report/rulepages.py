@@ -4,6 +4,10 @@ in the next edition, merged, removed; its number now), each period linked to its
 
 A number of the latest complete edition forwards to it, as before; `?as-of=DATE|SET` forwards to the rule in
 the edition in force then (app.js), and `#periods` stays on the page. Plain data here; rule.html renders it.
+
+A page never names the latest edition: a period that reaches it is open (its `last` is ""), and the page says
+"the latest edition of these reports", which editions.js names. So a number that simply goes on into a new
+edition keeps its page, unrendered (its key is its data), and the page says only true things without script.
 """
 from __future__ import annotations
 
@@ -47,12 +51,14 @@ def page(number: str, held: list[tuple[int, str]], remapper: Remapper, text_of) 
     shown = []
     for first, last, lineage in periods(held):
         a, z = eds[first], eds[last]
-        shown.append({"first": a, "last": z, "first_label": registry.label(a), "last_label": registry.label(z),
+        open_ = z == latest == eds[-1]  # it goes on in the latest edition: the page does not name it
+        shown.append({"first": a, "last": "" if open_ else z, "first_label": registry.label(a),
+                      "last_label": "" if open_ else registry.label(z),
                       "lineage_id": lineage, "text": text_of(z, number), "after": _after(remapper, lineage, last),
                       "now": _now(remapper, lineage, z, number)})
     about = remapper.lineage.get((latest, number), "")
-    return {"number": number, "current": bool(about), "latest": latest, "latest_label": registry.label(latest),
-            "periods": shown, "spans": remapper.spans(about) if about else [],
+    spans = [[a, "" if z == latest == eds[-1] else z, n] for a, z, n in remapper.spans(about)] if about else []
+    return {"number": number, "current": bool(about), "periods": shown, "spans": spans,
             "held": [[p["first"], p["last"]] for p in shown], "lineage_id": about}
 
 

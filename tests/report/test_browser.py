@@ -474,14 +474,16 @@ def test_archive_lineage_page_links_collapses_and_highlights(page, archive_repor
     assert page.locator("a.num[href='../editions/2013-05-01.html#205.1a']").count() == 1
     page.screenshot(path=str(shots / "archive-lineage-212.1b.png"), full_page=True)
     page.click("a:text('2003-10-01.txt lines 515–521')")
-    page.wait_for_selector("pre.source .line.hl")  # the highlight is set by script once the page loads
-    assert page.locator("pre.source .line.hl").evaluate_all("els => els.map(e => e.id)") == \
+    page.wait_for_selector("pre.source > span.hl")  # the highlight is set by script once the page loads
+    assert page.locator("pre.source > span.hl").evaluate_all("els => els.map(e => e.id)") == \
         [f"L{n}" for n in range(515, 522)]
     # a wrapped source line stays right of the line numbers
     page.set_viewport_size({"width": 400, "height": 800})
     indent = page.evaluate("""() => { const line = document.getElementById('L515');
         const text = line.lastChild; const range = document.createRange(); range.selectNodeContents(line);
-        const rects = Array.from(range.getClientRects()); const no = line.querySelector('.no').getBoundingClientRect();
+        const rects = Array.from(range.getClientRects()); const before = getComputedStyle(line, '::before');
+        const no = {bottom: line.getBoundingClientRect().top + parseFloat(getComputedStyle(line).lineHeight),
+                    right: line.getBoundingClientRect().left + parseFloat(before.width)};
         return [Math.min(...rects.filter(r => r.top > no.bottom - 2).map(r => r.left)), no.right]; }""")
     assert indent[0] >= indent[1] - 1, indent
     assert page.errors == []
@@ -558,10 +560,10 @@ def test_seed_sources_are_named_not_hashed(page, seed_reports):
 def test_archive_commentary_source_shows_each_citation_now(page, archive_reports, shots):
     reports, _ = archive_reports
     page.goto((reports / "sources/002_fe0d7c38d7e9f0fd.html").as_uri())
-    tagged = page.locator("pre.source .line:has-text('[CR 204.1a]')")
+    tagged = page.locator("pre.source > span:has-text('[CR 204.1a]')")
     assert tagged.count() == 2 and tagged.locator(".now").all_inner_texts() == ["204.1a: now 205.1a"] * 2
-    assert page.locator(".line:has-text('[CR 204.3d]') .now").inner_text() == "204.3d: now 205.3e"
-    assert page.locator(".line:has-text('[CR 300.2a]') .now").count() == 0  # same number today: nothing to add
+    assert page.locator("pre.source > span:has-text('[CR 204.3d]') .now").inner_text() == "204.3d: now 205.3e"
+    assert page.locator("pre.source > span:has-text('[CR 300.2a]') .now").count() == 0  # same number today
     page.screenshot(path=str(shots / "archive-commentary-source.png"), full_page=True)
     page.goto((reports / "lineage/2003-10-01_212.1d.html").as_uri())
     assert "CR 204.4b (now 205.4b)" in page.locator("blockquote.note .cited").all_inner_texts()
@@ -639,9 +641,15 @@ def test_seed_source_page_shows_every_line_number_one_row_a_line(browser, seed_r
     reports, _ = seed_reports
     page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
     page.goto((reports / "sources" / "002_fe0d7c38d7e9f0fd.html").as_uri() + "#L31")
-    number = page.locator("#L31 a.no")
-    box, text = number.bounding_box(), page.locator("#L31").bounding_box()
-    assert number.inner_text() == "31" and box["x"] >= text["x"] - 1 and box["width"] > 10
+    number = page.evaluate("""() => { const s = getComputedStyle(document.getElementById('L31'), '::before');
+        return [s.content, parseFloat(s.width)]; }""")  # style.css counts the lines: the number is not in the bytes
+    assert number[0] == "counter(line)" and number[1] > 10
+    text = page.locator("#L31").bounding_box()
+    assert text["x"] >= 0  # the number's box is the line's start: on screen
+    page.locator("#L33").click(position={"x": 5, "y": 5})  # the number links to its line
+    assert page.evaluate("location.hash") == "#L33"
+    assert page.evaluate("document.querySelectorAll('pre.source > span').length") == \
+        page.evaluate("+document.querySelector('pre.source > span:last-child').id.slice(1)")  # counted from 1, each
     blank, after = page.locator("#L31").bounding_box(), page.locator("#L32").bounding_box()
     assert blank["height"] < 30 and after["y"] - (blank["y"] + blank["height"]) < 2  # line 31 is blank
 
@@ -748,3 +756,59 @@ def test_pair_summary_fits_a_phone(browser, seed_reports, width):
     assert len(cells) == len(CHANGES) + 2 and all(label != "none" and right <= width for label, right in cells)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.close()
+
+
+@needs_archive
+def test_archive_pages_name_the_latest_edition_only_through_the_script(browser, archive_reports, shots):
+    """A lineage that goes on into the latest edition, and a number of today: their pages do not name the latest
+    edition (a new edition that continues them leaves them as they are). With script, editions.js names it and
+    the editions of the run are listed, each linked; without, the page says only what stays true."""
+    reports, _ = archive_reports
+    latest = json.loads(re.search(r"CR_EDITIONS = (\[.*?\]);", (reports / "editions.js").read_text()).group(1))[-1]
+    lineage = next(p for p in sorted((reports / "lineage").glob("*.html"))
+                   if 'data-since="2013' in p.read_text())  # unchanged since 2013 (2 later editions in the archive)
+    assert latest not in lineage.read_text() and latest not in (reports / "rules/205.1a.html").read_text()
+    for script in (True, False):
+        context = browser.new_context(viewport={"width": 1300, "height": 1000}, java_script_enabled=script)
+        pg = context.new_page()
+        pg.goto(lineage.as_uri())
+        row = pg.locator("li[data-since]")
+        links = row.locator("a").evaluate_all("els => els.map(a => a.getAttribute('href'))")
+        if script:
+            assert links and links[-1].startswith(f"../editions/{latest}.html#") and latest in row.inner_text()
+            assert re.fullmatch(r"\d+ editions", pg.locator(".count").inner_text())
+            pg.screenshot(path=str(shots / "archive-lineage-open-run.png"), full_page=True)
+        else:
+            assert links == [] and "in every later edition of these reports" in row.inner_text()
+            assert "and every later one" in pg.locator(".count").inner_text()
+            pg.screenshot(path=str(shots / "archive-lineage-open-run-no-script.png"), full_page=True)
+        pg.goto((reports / "rules/205.1a.html").as_uri() + "#periods")
+        status = pg.locator("#rule-target").inner_text()
+        assert latest in status if script else latest not in status and "the latest edition of these reports" in status
+        assert pg.locator("table.periods tr").last.locator("a").count() >= 1
+        context.close()
+
+
+@needs_archive
+def test_archive_side_by_side_built_by_the_script_is_the_one_the_page_wrote_before(browser, archive_run, tmp_path,
+                                                                               monkeypatch):
+    """A pair page leaves out a side-by-side redline that is the inline one without its insertions (left) and
+    deletions (right), and app.js builds it: the same HTML as the page writes it out in full."""
+    from pipeline.report import redline
+    result, processed = archive_run
+    name = "pairs/2009-05-01_2009-07-11.html"
+    report.render(processed, tmp_path / "derived", result.ingested.docs)
+    parts = redline.parts
+
+    def written(*args):
+        return [{**p, "derived": False} for p in parts(*args)]
+    monkeypatch.setattr(redline, "parts", written)
+    report.render(processed, tmp_path / "full", result.ingested.docs)
+    assert (tmp_path / "derived" / name).stat().st_size < 0.7 * (tmp_path / "full" / name).stat().st_size
+    halves = []
+    for folder in ("derived", "full"):
+        pg = browser.new_context().new_page()
+        pg.goto((tmp_path / folder / name).as_uri() + "#show=modified,cosmetic,added,removed&view=side")
+        halves.append(pg.evaluate("""() => [...document.querySelectorAll('.side-view')].map(
+            box => [...box.children].map(half => half.innerHTML))"""))
+    assert halves[0] == halves[1] and len(halves[0]) > 1000

@@ -5,10 +5,12 @@ import json
 import shutil
 import sys
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from pipeline.report import pagekeys
+from pipeline.report.links import lineage_file
 from pipeline.publish import transaction as publish
 from pipeline.report import build as report
 from pipeline.cli.main import main
@@ -81,6 +83,46 @@ def test_adding_an_edition_renders_only_what_it_changes(tmp_path, skipped):
     kinds = {name.split("/")[0] for name in skipped}
     assert {"pairs", "editions", "sources", "lineage"} <= kinds
     assert_as_a_full_render(tmp_path)
+
+
+@needs_archive
+def test_a_new_edition_renders_only_the_pages_of_the_rules_it_changed(tmp_path, skipped):
+    """A rule that simply goes on into the new edition keeps its lineage page and its number's page: only the
+    rules the new step touched are rendered, with the pages that list steps and editions (the new pair page,
+    the new edition's page and the one before it, which links to it); and a cold run over the same corpus
+    publishes the same bytes."""
+    run(tmp_path, corpus=corpus_of(tmp_path, 9, 10))
+    skipped.clear()
+    run(tmp_path, corpus=corpus_of(tmp_path, 9, 10, 11))
+    newest = archive_files()[11].stem
+    keys = json.loads((tmp_path / "r" / pagekeys.FILE).read_text())
+    rendered = set(keys) - set(skipped)
+    rules = pd.read_parquet(tmp_path / "p" / "rules.parquet", columns=["edition", "rule_id", "lineage_id"])
+    changes = pd.read_parquet(tmp_path / "p" / "changes.parquet")
+    step = changes[changes.to_edition == newest]
+    lineage_of = dict(zip(zip(rules.edition, rules.rule_id), rules.lineage_id))
+    touched = set(step.lineage_id) | {lineage_of.get((c.from_edition, c.old_rule_id)) for c in step.itertuples()} | \
+        {lineage_of.get((c.to_edition, c.new_rule_id)) for c in step.itertuples()}
+    numbers = set(rules[rules.lineage_id.isin(touched)].rule_id)  # a number's page says what became of each holder
+    allowed = {lineage_file(x) for x in touched if x} | {f"rules/{n}.html" for n in numbers}
+    previous = sorted(e.stem for e in (tmp_path / "r" / "editions").glob("*.html"))[-2]
+    allowed |= {f"editions/{newest}.html", f"editions/{previous}.html"}
+    allowed |= {n for n in keys if n.startswith("pairs/") and n.endswith(f"_{newest}.html")}
+    allowed |= {n for n in keys if n.startswith("sources/") and newest in n}
+    assert rendered <= allowed, sorted(rendered - allowed)[:10]
+    lineages = [n for n in keys if n.startswith("lineage/")]
+    kept = [n for n in lineages if n in skipped]
+    assert len(kept) > 0.8 * len(lineages)  # most rules go on word for word from 2025-06-06 to 2026-01-16
+    assert len(step) < len(lineages) / 2
+    cold = tmp_path / "cold"
+    cold.mkdir()
+    shutil.copytree(tmp_path / "corpus", cold / "corpus")
+    run(cold, corpus=cold / "corpus")  # beside its own p/: the index's links to the datasets read the same
+    files = lambda root: sorted(p.relative_to(root) for p in root.rglob("*")  # noqa: E731
+                                if p.is_file() and not p.name.startswith("."))
+    assert files(tmp_path / "r") == files(cold / "r")
+    for name in files(cold / "r"):
+        assert (tmp_path / "r" / name).read_bytes() == (cold / "r" / name).read_bytes(), name
 
 
 def test_a_changed_source_renders_only_what_it_changes(tmp_path, skipped):

@@ -87,15 +87,57 @@
     try { return decodeURIComponent(m[1].replace(/\+/g, " ")).trim(); } catch (e) { return m[1]; }
   }
 
+  // --- the latest edition, which pages do not name (a rule that goes on keeps its page): editions.js names it --
+  var editionsJs = document.querySelector("script[src$='editions.js']");
+  var root = editionsJs ? editionsJs.getAttribute("src").slice(0, -"editions.js".length) : "";
+  var latest = window.CR_EDITIONS && window.CR_EDITIONS.length ? window.CR_EDITIONS[window.CR_EDITIONS.length - 1] : "";
+  function editionLink(edition, anchor) {
+    var a = text(document.createElement("a"), edition);
+    a.href = root + "editions/" + edition + ".html" + (anchor ? "#" + anchor : "");
+    return a;
+  }
+  if (latest) {
+    Array.prototype.forEach.call(document.querySelectorAll(".latest"), function (el) {
+      el.textContent = "";
+      el.appendChild(el.dataset.anchor ? editionLink(latest, el.dataset.anchor) : text(document.createElement("span"), latest));
+      if ((window.CR_LABELS || {})[latest]) { el.appendChild(text(document.createElement("span"), " (" + window.CR_LABELS[latest] + ")")); }
+    });
+    // a lineage that goes on: the editions after the last version its page shows, each linked, or nothing
+    Array.prototype.forEach.call(document.querySelectorAll("[data-since]"), function (el) {
+      var since = el.dataset.since, later = window.CR_EDITIONS.filter(function (e) { return e > since; });
+      var count = document.querySelector(".count[data-before]");
+      if (count) { text(count, (+count.dataset.before + later.length) + " editions"); }
+      if (!later.length) { el.hidden = true; return; }
+      text(el.querySelector(".date"), later[0] + (later.length > 1 ? " … " + later[later.length - 1] : ""));
+      listEditions(el, later);
+    });
+  }
+  // a run of unchanged versions in consecutive editions, written as its ends: each edition of it, linked
+  function listEditions(el, editions) {
+    var list = text(el.querySelector(".later"), "in ");
+    editions.forEach(function (e, i) {
+      list.appendChild(editionLink(e, el.dataset.anchor));
+      if (i + 1 < editions.length) { list.appendChild(document.createTextNode(", ")); }
+    });
+  }
+  if (window.CR_EDITIONS) {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-from]"), function (el) {
+      listEditions(el, window.CR_EDITIONS.filter(function (e) { return el.dataset.from <= e && e <= el.dataset.to; }));
+    });
+  }
+
   // --- rules/<number>.html: forwards to the rule now, or as of a date or set ---------------------------------
   var target = document.getElementById("rule-target");
   if (target && window.CR_EDITIONS) {
     var asked = asOfParam(), why = document.getElementById("as-of-status");
     if (asked === null) {
-      if (target.dataset.current && location.hash !== "#periods") { location.replace(target.dataset.current); }
+      if (target.dataset.current && latest && location.hash !== "#periods") {
+        location.replace(root + "editions/" + latest + ".html#" + target.dataset.number);
+      }
     } else {
       var picked = pickEdition(asked), number = target.dataset.number;
-      var within = function (s) { return s[0] <= picked.inForce && picked.inForce <= s[1]; };
+      // a period or span that goes on has no last edition ("")
+      var within = function (s) { return s[0] <= picked.inForce && (s[1] === "" || picked.inForce <= s[1]); };
       var span = picked.error ? null : JSON.parse(target.dataset.spans).filter(within)[0];
       var held = picked.error ? null : JSON.parse(target.dataset.held).filter(within)[0];
       var go = span ? span[2] : held ? number : "";
@@ -178,8 +220,22 @@
       });
       text(shown, n + " of " + rows.length + " shown");
     };
+    // a side-by-side redline the page leaves out: the inline one without its insertions, and without its deletions
+    var derive = function () {
+      Array.prototype.forEach.call(document.querySelectorAll(".side-view[data-derived]"), function (box) {
+        box.removeAttribute("data-derived");
+        var inline = box.parentNode.querySelector(".inline-view");
+        [["old", "ins"], ["new", "del"]].forEach(function (pair) {
+          var half = inline.cloneNode(true);
+          half.className = pair[0];
+          Array.prototype.forEach.call(half.querySelectorAll(pair[1]), function (x) { x.remove(); });
+          box.appendChild(half);
+        });
+      });
+    };
     var view = function (toSide) {
       side = toSide;
+      if (side) { derive(); }
       document.body.classList.toggle("side", side);
       document.body.classList.toggle("inline", !side);
       document.getElementById("view-side").setAttribute("aria-pressed", String(side));
@@ -213,9 +269,18 @@
     restore();
   }
 
-  // --- source pages: a link to lines 515-521 highlights them all (?lines=515-521#L515) ----------
+  // --- source pages: a line's number (drawn by style.css) links to it; ?lines=515-521#L515 highlights a range --
+  var source = document.querySelector("pre.source");
+  if (source) {
+    source.addEventListener("click", function (event) {
+      var line = event.target.closest("pre.source > span");
+      if (line && event.target === line && event.clientX - line.getBoundingClientRect().left < 4.5 * parseFloat(getComputedStyle(line).fontSize)) {
+        location.hash = line.id;
+      }
+    });
+  }
   var lines = /[?&]lines=(\d+)-(\d+)/.exec(location.search);
-  if (lines && document.querySelector("pre.source")) {
+  if (lines && source) {
     for (var i = +lines[1]; i <= +lines[2] && i - lines[1] < 5000; i += 1) {
       var line = document.getElementById("L" + i);
       if (line) { line.classList.add("hl"); }
