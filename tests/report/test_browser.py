@@ -160,6 +160,13 @@ def check_links(reports: Path) -> int:
     return len(pages)
 
 
+def test_a_lineage_page_counts_its_editions_in_good_english(seed_reports):
+    out, _ = seed_reports
+    pages = [p.read_text(encoding="utf-8") for p in (out / "lineage").glob("*.html")]
+    assert not [p for p in pages if re.search(r"\b1 editions\b", p)]
+    assert any(re.search(r"\b1 edition\b", p) for p in pages)  # a rule only one source has
+
+
 def test_every_seed_page_loads_clean_with_no_broken_links(page, seed_reports):
     reports, _ = seed_reports
     assert check_links(reports) > 10

@@ -106,7 +106,7 @@
     Array.prototype.forEach.call(document.querySelectorAll("[data-since]"), function (el) {
       var since = el.dataset.since, later = window.CR_EDITIONS.filter(function (e) { return e > since; });
       var count = document.querySelector(".count[data-before]");
-      if (count) { text(count, (+count.dataset.before + later.length) + " editions"); }
+      if (count) { var n = +count.dataset.before + later.length; text(count, n + (n === 1 ? " edition" : " editions")); }
       if (!later.length) { el.hidden = true; return; }
       text(el.querySelector(".date"), later[0] + (later.length > 1 ? " … " + later[later.length - 1] : ""));
       listEditions(el, later);
