@@ -218,7 +218,8 @@ def change_between(a: Rule, b: Rule, lineage: str, m, change: str | None = None)
     note = ""
     if a.kind == "glossary" and b.kind != "glossary":  # text moved from the glossary into the rules
         note = f"from the glossary entry {a.rule_id}"
-    elif a.kind == "glossary" and classify_text(a.rule_id, b.rule_id) not in ("unchanged", "cosmetic"):
+    elif a.kind == "glossary" and m.method not in ("merge", "split") \
+            and classify_text(a.rule_id, b.rule_id) not in ("unchanged", "cosmetic"):  # a merge names both terms
         change, note = change or "renamed", f"renamed from {a.rule_id}"
     renumbered = a.rule_id != b.rule_id and (a.kind == "glossary") == (b.kind == "glossary")  # a term has no number
     return RuleChange(a.edition, b.edition, lineage, a.rule_id, b.rule_id, b.kind, change or classify(a, b),

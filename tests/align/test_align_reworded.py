@@ -272,6 +272,7 @@ def test_of_two_terms_joined_under_a_new_name_the_one_whose_definition_it_keeps_
     found, _ = changes_of(old, new)
     assert found[("Instant Type", "Spell Type")].change == "renamed"
     assert found[("Sorcery Type", "Spell Type")].change == "merged"
+    assert found[("Sorcery Type", "Spell Type")].note == ""  # the row names both terms: no "renamed from"
 
 
 def test_a_term_whose_definition_went_to_a_new_name_is_renamed_there_not_to_its_obsolete_pointer():
