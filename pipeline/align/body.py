@@ -81,12 +81,15 @@ def _at_home(old, new, n, found, extra, both, allowed) -> tuple[list[Match], lis
     evidence the words could not give (714.3a of 2025 kept its sentence and gained read ahead's, a
     look-alike of read ahead's own 702.155b; champion's 502.72b of May 2009 stayed, reworded, while
     407.2g listed it among linked abilities). The rule away is a piece if it has a sentence of it
-    (419.3 "replacement or prevention effects" -> 613.3, replacement, and 614.3, prevention)."""
+    (419.3 "replacement or prevention effects" -> 613.3, replacement, and 614.3, prevention). Of a rule
+    cut in pieces, the piece at its place that opens with its first sentence is its head and continues
+    it (212.4e of 2006 kept "An Aura spell requires a target ..."; 212.4j took the rest, reworded)."""
     uo, un = both
     came = {m.new for m in found} | {m.new for m in extra}
     free = {new[j].rule_id: j for j in n if j not in came and new[j].kind in ("rule", "subrule")
             and not _is_piece(new[j])}
-    if not free:
+    pieces = {(m.old, new[m.new].rule_id): m for m in extra if m.method == "split"}
+    if not free and not pieces:
         return found, extra
     parent_went = _parent_map(old, new, found)
     mine_of = lambda i: [u for u in uo.get(i, ()) if u.weight > 0]  # noqa: E731  its sentences that weigh
@@ -111,6 +114,14 @@ def _at_home(old, new, n, found, extra, both, allowed) -> tuple[list[Match], lis
                 m.method != "moved" and keeps(m.old, k) >= max(LEAD_KEEPS, keeps(m.old, m.new)))):
             moves.append((m, k))
             del free[new[k].rule_id]
+            continue
+        head = next((pieces[(m.old, p)] for p in places if (m.old, p) in pieces), None)
+        lead = _lead(uo.get(m.old))
+        if head is not None and m.method != "moved" and lead and _lead(un.get(head.new)) \
+                and alike(lead, _lead(un.get(head.new))) and not (_lead(un.get(m.new))
+                                                               and alike(lead, _lead(un.get(m.new)))):
+            moves.append((m, head.new))
+            extra = [x for x in extra if x is not head]
     if not moves:
         return found, extra
     moved = {id(m) for m, _ in moves}

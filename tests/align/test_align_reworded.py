@@ -290,3 +290,17 @@ def test_a_term_whose_definition_went_to_a_new_name_is_renamed_there_not_to_its_
     found, _ = changes_of(old, new)
     assert found[("Snow-Covered", "Snow")].change == "renamed"
     assert found[("", "Snow-Covered (Obsolete)")].change == "added"
+
+
+def test_of_a_rule_cut_in_pieces_the_piece_at_its_place_that_opens_with_its_first_sentence_continues_it():
+    """2011: lifelink 702.13a became 702.14a, its first sentence, and 702.14b, the rest."""
+    first = "Lifelink is a static ability."
+    rest = ("Damage dealt by a source with lifelink causes that source's controller, or its owner if it has no "
+            "controller, to gain that much life (in addition to any other results that damage causes).")
+    old = edition("2000-01-01", *FILLER, ("702.12", "Intimidate"), ("702.12a", "Intimidate is an evasion ability."),
+                  ("702.13", "Lifelink"), ("702.13a", first + " " + rest + " See rule 118.9."))
+    new = edition("2001-01-01", *FILLER, ("702.13", "Intimidate"), ("702.13a", "Intimidate is an evasion ability."),
+                  ("702.14", "Lifelink"), ("702.14a", first), ("702.14b", rest + " See rule 119.3."))
+    found, _ = changes_of(old, new)
+    assert found[("702.13a", "702.14a")].change == "modified"
+    assert found[("702.13a", "702.14b")].change == "split"
