@@ -174,18 +174,17 @@ def require_sources(result: Result, folders: list[Path]) -> None:
 @_collector_paused()
 def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
     from pipeline.segment.edition import editions, merge
-    from pipeline.segment.rules import ParagraphCache, segment
+    from pipeline.segment.rules import ParagraphCache
+    from pipeline.segment.stored import SourceRecords
     start = time.perf_counter()
     docs = result.ingested.docs
-    cache = ParagraphCache(cache_file)
-    cache.analyse_docs(docs)
-    rules = []
-    for doc in progress_bar(quiet, "segment")(docs):
-        rules += segment(doc, cache)
+    cache, kept = ParagraphCache(cache_file), SourceRecords(cache_file)
+    rules = kept.records(docs, cache, progress_bar(quiet, "segment"))  # only new or changed sources segmented
     rules, docs = resolve_auto(rules, docs)  # manifest entries with edition = "auto"
     result.ingested = replace(result.ingested, docs=docs)
     cache.save()
-    result.warnings += cache.warnings
+    kept.close()
+    result.warnings += cache.warnings + kept.warnings
     result.rules = merge(rules, docs)
     result.records = len(result.rules)
     result.editions = editions(result.rules, docs)
