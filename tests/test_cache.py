@@ -44,7 +44,7 @@ def test_damaged_rows_are_dropped_recomputed_and_reported(tmp_path):
     assert segment(tmp_path / "p").exit_code == 0
     db = sqlite3.connect(tmp_path / "p" / CACHE_FILE, isolation_level=None)
     namespaces = {r[0] for r in db.execute("SELECT namespace FROM entries")}
-    assert namespaces == {"paragraphs", "source records", "record bodies", "pairs"}
+    assert namespaces == {"paragraphs", "source records", "record bodies", "pairs"}  # `ingest` alone keeps none
     # A paragraph's analysis is read only when its source is segmented again: no source's records kept.
     db.execute("DELETE FROM entries WHERE namespace = 'source records'")
     for damaged in (["paragraphs"], ["source records", "record bodies", "pairs"]):
