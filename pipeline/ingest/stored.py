@@ -1,12 +1,13 @@
 """Each file's cleaned source kept between runs, keyed by the file's bytes, so a run decodes and cleans only
 new or changed files.
 
-Decoding, dating and cleaning a 1 MB edition takes about 30 ms; reading its cleaned form back takes a
-few. The key is what the result depends on: the file's bytes (their SHA-256: a file changed under the
-same name and time is read again), its path, id and manifest entry, the URL its folder's lock gives,
-and the code of ingestion with the libraries that read containers (`code_hash`), so changed code never
-serves an old result. A rejected file is not kept: it is read again, and its rejection said again, each
-run. The same layout (`encode`, `decode`) is the ingest stage file's (pipeline/publish/stagefiles.py).
+Decoding, dating and cleaning a 1 MB edition takes about 28 ms; reading its bytes, hashing them and reading
+its cleaned form back about 16 ms (110 simulated editions). The key is what the result depends on: the file's
+bytes (their SHA-256: a file changed under the same name and time is read again), its path, id and manifest
+entry, the URL its folder's lock gives, and the code of ingestion with the libraries that read containers
+(`code_hash`), so changed code never serves an old result. A rejected file is not kept: it is read again, and
+its rejection said again, each run. The same layout (`encode`, `decode`) is the ingest stage file's
+(pipeline/publish/stagefiles.py).
 """
 from __future__ import annotations
 
@@ -26,8 +27,7 @@ class CleanedFiles:
 
     def __init__(self, path: Path | None):
         self.store = Cache(path, "cleaned sources", code_hash("pipeline.ingest.discover", LIBRARIES))
-        self.fresh: list[tuple[str, list]] = []
-        self.cleaned = 0  # files decoded and cleaned in this run (the others were read back)
+        self.fresh: list[tuple[str, dict]] = []
 
     def key(self, path: Path, entry, source_id: str, url: str, data: bytes) -> str:
         return self.store.key("\0".join((os.fsdecode(path), repr(entry), source_id, url,
@@ -38,7 +38,6 @@ class CleanedFiles:
 
     def put(self, key: str, doc: CleanDoc) -> None:
         """Kept when the run ends (`close`): one write for all the files."""
-        self.cleaned += 1
         self.fresh.append((key, encode(doc)))
 
     def close(self) -> None:

@@ -35,7 +35,6 @@ class SourceRecords:
         self.body: dict[str, Body] = {}  # body key -> the one body every record with it shares
         self.key_of: dict[Body, str] = {}
         self.read: set[str] = set()  # body keys found in the cache file (not written again)
-        self.segmented = 0  # sources segmented in this run (the others were read back)
 
     @property
     def warnings(self) -> list[str]:
@@ -57,7 +56,6 @@ class SourceRecords:
             rules = segment(doc, paragraphs)
             fresh.append((key, [self._row(r) for r in rules]))
             out += rules
-        self.segmented = len(fresh)
         self.bodies.put_many([(k, _encode_body(self.body[k])) for k in {row[1] for _, rows in fresh for row in rows}
                               if k not in self.read])
         self.sources.put_many(fresh)
