@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 import sqlite3
+from dataclasses import fields
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -204,6 +205,40 @@ def _plain(value):
     if hasattr(value, "item"):
         return value.item()
     raise TypeError(f"{type(value).__name__} cannot be cached")
+
+
+# A record is stored as the list of its fields' values in the record's own order, and read back by
+# zipping them with its field names: the layout is the dataclass itself, so a field added to a record
+# is stored and restored with no change by the caches and the stage files (tests/publish/test_stored_by_name.py).
+
+def values(record, skip: tuple[str, ...] = ()) -> list:
+    """A record's field values in declaration order, a Path as text."""
+    names, kinds = _layout(type(record), skip)
+    if not any(kinds):
+        return [getattr(record, name) for name in names]
+    return [str(v) if isinstance(v, Path) else v for v in (getattr(record, name) for name in names)]
+
+
+def restored(cls, stored: list, **given):
+    """`cls` from its stored values (all fields but those `given`), by field name; a field declared a Path
+    or a tuple gets that type back from JSON's text and lists. Damaged when the count does not match."""
+    names, kinds = _layout(cls, tuple(given))
+    if len(stored) != len(names):
+        raise Damaged(f"{len(stored)} values stored for the {len(names)} fields of a {cls.__name__} "
+                      "(written by another version)")
+    if not any(kinds) and not given:  # plain values (a paragraph, a discard): the quick way, by position
+        return cls(*stored)
+    data = {name: Path(v) if kind == "Path" else tuple(v) if kind == "tuple" else v
+            for name, kind, v in zip(names, kinds, stored)}
+    return cls(**data, **given)
+
+
+@lru_cache(maxsize=None)
+def _layout(cls, given: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names of `cls`'s stored fields and for each what it is converted to ("Path", "tuple" or "")."""
+    kept = [f for f in fields(cls) if f.name not in given]
+    return (tuple(f.name for f in kept),
+            tuple("Path" if f.type == "Path" else "tuple" if f.type.startswith("tuple") else "" for f in kept))
 
 
 def tuples(value):

@@ -12,6 +12,7 @@ from pipeline.ingest.clean import LINE_BREAK, normalize_newlines
 from pipeline.ingest.decode import decode_with_repairs, mojibake, replaced_bytes
 from pipeline.errors import SourceError
 from pipeline.ingest.lockfile import LOCK_NAME, fetched_url
+from pipeline.ingest.stored import CleanedFiles
 from pipeline.ingest.manifest import MANIFEST_NAME, Entry, read_manifest
 from pipeline.patterns import EFFECTIVE_DATE, FILE_DATE
 from pipeline.records import CleanDoc, Ingested, Rejection, SourceDoc
@@ -137,8 +138,9 @@ def read_source(path: Path, entry: Entry | None, data: bytes | None = None, sour
                      url=fetched_url(path), warnings=tuple(warnings), **common)
 
 
-def ingest(raw: Path, corpora: list[Path], progress=None) -> Ingested:
-    """Read and clean every source. Bad files become rejections; a bad manifest raises."""
+def ingest(raw: Path, corpora: list[Path], progress=None, kept: CleanedFiles | None = None) -> Ingested:
+    """Read and clean every source (a file `kept` has by its bytes is read back, not cleaned again).
+    Bad files become rejections; a bad manifest raises."""
     skipped: list[Rejection] = []
     files, _ = discover(raw, corpora, skipped)
     ids = source_ids([p for p, _ in files] + [r.path for r in skipped])
@@ -147,6 +149,11 @@ def ingest(raw: Path, corpora: list[Path], progress=None) -> Ingested:
         data = b""
         try:
             data = path.read_bytes()
+            key = kept.key(path, entry, ids[path], fetched_url(path) if entry is None else "", data) if kept else ""
+            clean = kept.get(key) if kept else None
+            if clean is not None:
+                out.docs.append(clean)
+                continue
             doc = read_source(path, entry, data, ids[path])
             clean = ADAPTERS[doc.format](doc)
             _check_paragraphs(clean, path)
@@ -159,6 +166,8 @@ def ingest(raw: Path, corpora: list[Path], progress=None) -> Ingested:
                                             source_id=ids[path]))
             continue
         out.docs.append(replace(clean, warnings=doc.warnings + clean.warnings))
+        if kept:
+            kept.put(key, out.docs[-1])
     return out
 
 

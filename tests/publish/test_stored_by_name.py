@@ -11,6 +11,7 @@ from typing import get_args
 import pytest
 
 from pipeline.align import lineage
+from pipeline.ingest import stored as cleaned
 from pipeline.publish import stagefiles
 from pipeline.records import (Change, CleanDoc, Discard, Ingested, Kind, Match, Method, Paragraph, Rejection,
                               RuleChange, SourceDoc)
@@ -46,6 +47,14 @@ def test_ingest_stage_file_keeps_every_field(tmp_path, monkeypatch):
     stagefiles.save_ingested(tmp_path, ingested)
     monkeypatch.setattr(stagefiles.publish, "verify", lambda *a, **k: "")  # no run.json: not a published run
     assert stagefiles.load_ingested(tmp_path) == ingested
+
+
+def test_cleaned_sources_cache_keeps_every_field(tmp_path):
+    doc = filled(CleanDoc, source=filled(SourceDoc), paragraphs=(filled(Paragraph),), discards=(filled(Discard),))
+    first = cleaned.CleanedFiles(tmp_path / "c.sqlite")
+    first.put("k", doc)
+    first.close()
+    assert cleaned.CleanedFiles(tmp_path / "c.sqlite").get("k") == doc
 
 
 def test_pairs_cache_keeps_every_field():
