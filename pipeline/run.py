@@ -43,7 +43,7 @@ class Result:
     sources_frame: object = None
     discards_frame: object = None
     seconds: dict[str, float] = field(default_factory=dict)
-    cache: tuple[int, int] = (0, 0)  # (paragraphs analysed now, paragraphs in the cache)
+    cache: tuple[int, int, int] = (0, 0, 0)  # (sources segmented now, read back, paragraphs analysed now)
     records: int = 0
     warnings: list[str] = field(default_factory=list)  # about the run itself (a damaged cache)
 
@@ -53,15 +53,16 @@ def progress_bar(quiet: bool, desc: str, unit: str = "file"):
     return lambda items: tqdm(items, desc=desc, unit=unit, disable=quiet, leave=False)
 
 
-def run_ingest(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False, write: bool = True) -> Result:
+def run_ingest(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False, write: bool = True,
+               use_cache: bool = True) -> Result:
     """Ingest alone: the cleaned sources for `segment`, and sources and discards tables (records
-    not yet counted), published as the run's first stage. Every file is read (the cleaned sources
-    kept in the cache serve `run`, which reports a damaged cache)."""
+    not yet counted), published as the run's first stage. Only new or changed files are cleaned (the
+    others' cleaned sources are kept in processed/'s cache, as `run` keeps them)."""
     if not write:
         return _ingest(raw, corpora, quiet)
     with publish.locked(processed):
         rid = run_id(raw, corpora)
-        result = _ingest(raw, corpora, quiet)
+        result = _ingest(raw, corpora, quiet, processed / CACHE_FILE if use_cache else None)
         require_sources(result, [raw, *corpora])
         out = publish.begin(processed)
         stored.save_ingested(out, result.ingested)
@@ -193,7 +194,7 @@ def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
     result.rules = merge(rules, docs)
     result.records = len(result.rules)
     result.editions = editions(result.rules, docs)
-    result.cache = (cache.misses, len(cache.data))
+    result.cache = (kept.segmented, kept.kept, cache.misses)
     result.seconds["segment"] = time.perf_counter() - start
 
 

@@ -11,6 +11,7 @@ from pipeline import cache as cache_module
 from pipeline.cache import Cache, code_hash
 from pipeline.segment.rules import ParagraphCache
 from pipeline.run import CACHE_FILE
+from conftest import flipped
 from conftest import run_stages
 
 
@@ -44,16 +45,14 @@ def test_damaged_rows_are_dropped_recomputed_and_reported(tmp_path):
     assert segment(tmp_path / "p").exit_code == 0
     db = sqlite3.connect(tmp_path / "p" / CACHE_FILE, isolation_level=None)
     namespaces = {r[0] for r in db.execute("SELECT namespace FROM entries")}
-    assert namespaces == {"paragraphs", "source records", "record bodies", "pairs"}  # `ingest` alone keeps none
+    assert namespaces == {"cleaned sources", "paragraphs", "source records", "record bodies", "pairs"}
     # A paragraph's analysis is read only when its source is segmented again: no source's records kept.
     db.execute("DELETE FROM entries WHERE namespace = 'source records'")
-    for damaged in (["paragraphs"], ["source records", "record bodies", "pairs"]):
+    for damaged in (["paragraphs"], ["cleaned sources", "source records", "record bodies", "pairs"]):
         for namespace in damaged:  # one flipped digit in a stored value of each kind
             rows = db.execute("SELECT key, value FROM entries WHERE namespace = ?", (namespace,)).fetchall()
-            key, value = next(r for r in rows if any(c.isdigit() for c in r[1]))
-            i = next(i for i, c in enumerate(value) if c.isdigit())
-            flipped = value[:i] + str((int(value[i]) + 1) % 10) + value[i + 1:]
-            db.execute("UPDATE entries SET value = ? WHERE key = ?", (flipped, key))
+            key, value = next(r for r in rows if isinstance(r[1], bytes) or any(c.isdigit() for c in r[1]))
+            db.execute("UPDATE entries SET value = ? WHERE key = ?", (flipped(value), key))
         result = segment(tmp_path / "p")
         assert result.exit_code == 0
         for namespace in damaged:

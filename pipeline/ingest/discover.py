@@ -150,7 +150,7 @@ def ingest(raw: Path, corpora: list[Path], progress=None, kept: CleanedFiles | N
         try:
             data = path.read_bytes()
             key = kept.key(path, entry, ids[path], fetched_url(path) if entry is None else "", data) if kept else ""
-            clean = kept.get(key) if kept else None
+            clean = kept.get(key, path, data) if kept else None
             if clean is not None:
                 out.docs.append(clean)
                 continue
@@ -167,7 +167,7 @@ def ingest(raw: Path, corpora: list[Path], progress=None, kept: CleanedFiles | N
             continue
         out.docs.append(replace(clean, warnings=doc.warnings + clean.warnings))
         if kept:
-            kept.put(key, out.docs[-1])
+            kept.put(key, out.docs[-1], data)
     return out
 
 
@@ -217,6 +217,9 @@ def _check_single_edition(text: str, path: Path) -> None:
 def _opening_again(text: str, size: int = 3) -> int | None:
     """The line where the file's first `size` non-blank lines (title, effective date, 'Introduction')
     appear again, one after another: a second copy of the edition. None when they do not."""
+    first = next((line for line in LINE_BREAK.split(text[:4096]) if line.strip().lstrip("\ufeff").strip()), None)
+    if first is not None and text.count(first.strip().lstrip("\ufeff").strip()) < 2:
+        return None  # the first line's words are nowhere else (most files: 0.1 ms, not the 7 ms of every line)
     lines = [(no, line.strip().lstrip("\ufeff").strip())
              for no, line in enumerate(LINE_BREAK.split(text), 1) if line.strip().lstrip("\ufeff").strip()]
     opening = [line for _, line in lines[:size]]

@@ -12,7 +12,8 @@ from pipeline.cache import CACHE_FILE
 from pipeline.ingest import discover
 from pipeline.ingest import stored as cleaned
 from pipeline.segment import stored
-from conftest import two_small_editions
+from conftest import flipped, two_small_editions
+
 
 HEAD = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game\n\n100. General\n\n"
 
@@ -110,10 +111,25 @@ def test_a_damaged_cleaned_source_is_read_again_and_said(tmp_path, segmented):
     before = published(tmp_path / "p")
     db = sqlite3.connect(tmp_path / "p" / CACHE_FILE, isolation_level=None)
     key, value = db.execute("SELECT key, value FROM entries WHERE namespace = 'cleaned sources'").fetchone()
-    db.execute("UPDATE entries SET value = ? WHERE key = ?", (value.replace("Each game", "Each gane", 1), key))
+    db.execute("UPDATE entries SET value = ? WHERE key = ?", (flipped(value), key))
     db.close()
     (tmp_path / "p" / stages.RUN_STAMP).unlink()
     result = run(corpus, tmp_path / "p", segmented)
     assert "1 damaged cleaned sources cache entry dropped and recomputed" in " ".join(result.warnings)
     assert len(CLEANED[-1]) == 1 and segmented[-1] == set()  # read again, the same text: its records kept
     assert published(tmp_path / "p") == before
+
+
+def test_the_ingest_command_alone_cleans_only_new_or_changed_files(tmp_path, segmented):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    a, _ = two_small_editions(corpus)
+    (tmp_path / "raw").mkdir()
+    for expected in ({"a.txt", "b.txt"}, set()):
+        CLEANED.append(set())
+        stages.run_ingest(tmp_path / "raw", [corpus], tmp_path / "p", quiet=True)
+        assert CLEANED[-1] == expected
+    a.write_text(a.read_text(encoding="utf-8") + "\n100.9. A rule added later.\n", encoding="utf-8")
+    CLEANED.append(set())
+    result = stages.run_ingest(tmp_path / "raw", [corpus], tmp_path / "p", quiet=True)
+    assert CLEANED[-1] == {"a.txt"} and "A rule added later." in result.ingested.docs[0].content
