@@ -177,7 +177,7 @@ class Cache:
         rows = []
         for key, value in items:
             text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_plain)
-            if self.packed:  # level 1: as small as level 6 within a few percent, four times as fast
+            if self.packed:  # level 1: a quarter bigger than level 6, four times as fast
                 text = zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
             rows.append((self.namespace, key, text, _checksum(key, text)))
         try:

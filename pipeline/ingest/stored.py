@@ -6,7 +6,7 @@ and time is read again), its path, id and manifest entry, the URL its folder's l
 ingestion with the libraries that read containers (`code_hash`), so changed code never serves an old result.
 A rejected file is not kept: it is read again, and its rejection said again, each run.
 
-What is kept is small (110 simulated editions, 88 MB: 3 MB) because most of a cleaned source can be had
+What is kept is small (110 simulated editions, 88 MB: 1.7 MB) because most of a cleaned source can be had
 again for less than it costs to store and read back: its text is decoded again from the bytes (7 ms for a
 1 MB edition, against 28 ms to date, check and clean it; a container's text, slow to extract, is kept), and
 a paragraph's text is kept only when it is not its source lines stripped and joined by a space (all but 21
