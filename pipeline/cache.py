@@ -5,7 +5,8 @@ the source of the code that computes the value (the producing module and every p
 imports, found by reading the imports), plus the versions of the libraries it uses. A code change
 therefore never reuses an old result, and no version number has to be bumped by hand. Each row
 also stores a checksum of key and value: a damaged row, a damaged file or a value of the wrong
-shape is dropped and recomputed with a warning, never used.
+shape is dropped and recomputed with a warning, never used. A namespace made `packed` keeps each value
+as zlib'd JSON (a BLOB): the stored sources and records, large and repetitive, take a fifth of the room.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import hashlib
 import json
 import re
 import sqlite3
+import zlib
+from dataclasses import fields
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -107,8 +110,8 @@ def _module_path(name: str) -> Path:
 class Cache:
     """One namespace of the cache file. `path` None: a cache that keeps nothing."""
 
-    def __init__(self, path: Path | None, namespace: str, code: str):
-        self.path, self.namespace, self.code = path, namespace, code
+    def __init__(self, path: Path | None, namespace: str, code: str, packed: bool = False):
+        self.path, self.namespace, self.code, self.packed = path, namespace, code, packed
         self.warnings: list[str] = []
         self.dropped = 0
         self.db = self._open() if path else None
@@ -148,8 +151,10 @@ class Cache:
                     try:
                         if checksum != _checksum(key, value):
                             raise Damaged("checksum mismatch")
-                        found[key] = decode(json.loads(value))
-                    except (ValueError, TypeError, KeyError, IndexError, Damaged):
+                        if self.packed != isinstance(value, bytes):
+                            raise Damaged("stored packed and read plain, or the other way")
+                        found[key] = decode(json.loads(zlib.decompress(value) if self.packed else value))
+                    except (ValueError, TypeError, KeyError, IndexError, Damaged, zlib.error):
                         bad.append(key)
             if bad:
                 self.db.executemany("DELETE FROM entries WHERE namespace = ? AND key = ?",
@@ -186,6 +191,8 @@ class Cache:
         rows = []
         for key, value in items:
             text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_plain)
+            if self.packed:  # level 1: a quarter bigger than level 6, four times as fast
+                text = zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
             rows.append((self.namespace, key, text, _checksum(key, text)))
         try:
             self.db.execute("BEGIN")
@@ -209,7 +216,9 @@ class Cache:
             self.db = None
 
 
-def _checksum(key: str, value: str) -> str:
+def _checksum(key: str, value: str | bytes) -> str:
+    if isinstance(value, bytes):
+        return hashlib.blake2b(key.encode() + b"\0" + value, digest_size=16).hexdigest()
     return hashlib.blake2b(f"{key}\0{value}".encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
@@ -218,6 +227,40 @@ def _plain(value):
     if hasattr(value, "item"):
         return value.item()
     raise TypeError(f"{type(value).__name__} cannot be cached")
+
+
+# A record is stored as the list of its fields' values in the record's own order, and read back by
+# zipping them with its field names: the layout is the dataclass itself, so a field added to a record
+# is stored and restored with no change by the caches and the stage files (tests/publish/test_stored_by_name.py).
+
+def values(record, skip: tuple[str, ...] = ()) -> list:
+    """A record's field values in declaration order, a Path as text."""
+    names, kinds = _layout(type(record), skip)
+    if not any(kinds):
+        return [getattr(record, name) for name in names]
+    return [str(v) if isinstance(v, Path) else v for v in (getattr(record, name) for name in names)]
+
+
+def restored(cls, stored: list, **given):
+    """`cls` from its stored values (all fields but those `given`), by field name; a field declared a Path
+    or a tuple gets that type back from JSON's text and lists. Damaged when the count does not match."""
+    names, kinds = _layout(cls, tuple(given))
+    if len(stored) != len(names):
+        raise Damaged(f"{len(stored)} values stored for the {len(names)} fields of a {cls.__name__} "
+                      "(written by another version)")
+    if not any(kinds) and not given:  # plain values (a paragraph, a discard): the quick way, by position
+        return cls(*stored)
+    data = {name: Path(v) if kind == "Path" else tuple(v) if kind == "tuple" else v
+            for name, kind, v in zip(names, kinds, stored)}
+    return cls(**data, **given)
+
+
+@lru_cache(maxsize=None)
+def _layout(cls, given: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names of `cls`'s stored fields and for each what it is converted to ("Path", "tuple" or "")."""
+    kept = [f for f in fields(cls) if f.name not in given]
+    return (tuple(f.name for f in kept),
+            tuple("Path" if f.type == "Path" else "tuple" if f.type.startswith("tuple") else "" for f in kept))
 
 
 def tuples(value):

@@ -29,6 +29,7 @@ from pipeline.segment.dating import resolve_auto
 from pipeline.report.pagekeys import TEMPLATES
 from pipeline.align.overrides import read_overrides
 from pipeline.ingest.discover import discover, ingest
+from pipeline.ingest.stored import CleanedFiles
 from pipeline.atomic import write_atomic
 from pipeline.records import Aligned, Edition, Ingested, Rule
 
@@ -42,7 +43,7 @@ class Result:
     sources_frame: object = None
     discards_frame: object = None
     seconds: dict[str, float] = field(default_factory=dict)
-    cache: tuple[int, int] = (0, 0)  # (paragraphs analysed now, paragraphs in the cache)
+    cache: tuple[int, int, int] = (0, 0, 0)  # (sources segmented now, read back, paragraphs analysed now)
     records: int = 0
     warnings: list[str] = field(default_factory=list)  # about the run itself (a damaged cache)
 
@@ -52,14 +53,16 @@ def progress_bar(quiet: bool, desc: str, unit: str = "file"):
     return lambda items: tqdm(items, desc=desc, unit=unit, disable=quiet, leave=False)
 
 
-def run_ingest(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False, write: bool = True) -> Result:
+def run_ingest(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False, write: bool = True,
+               use_cache: bool = True) -> Result:
     """Ingest alone: the cleaned sources for `segment`, and sources and discards tables (records
-    not yet counted), published as the run's first stage."""
+    not yet counted), published as the run's first stage. Only new or changed files are cleaned (the
+    others' cleaned sources are kept in processed/'s cache, as `run` keeps them)."""
     if not write:
         return _ingest(raw, corpora, quiet)
     with publish.locked(processed):
         rid = run_id(raw, corpora)
-        result = _ingest(raw, corpora, quiet)
+        result = _ingest(raw, corpora, quiet, processed / CACHE_FILE if use_cache else None)
         require_sources(result, [raw, *corpora])
         out = publish.begin(processed)
         stored.save_ingested(out, result.ingested)
@@ -146,9 +149,12 @@ def _collector_paused():
 
 
 @_collector_paused()
-def _ingest(raw: Path, corpora: list[Path], quiet: bool) -> Result:
+def _ingest(raw: Path, corpora: list[Path], quiet: bool, cache_file: Path | None = None) -> Result:
     start = time.perf_counter()
-    result = Result(ingest(raw, corpora, progress=progress_bar(quiet, "ingest")))
+    kept = CleanedFiles(cache_file)  # only new or changed files decoded and cleaned
+    result = Result(ingest(raw, corpora, progress=progress_bar(quiet, "ingest"), kept=kept))
+    kept.close()
+    result.warnings += kept.warnings
     result.seconds["ingest"] = time.perf_counter() - start
     return result
 
@@ -174,22 +180,21 @@ def require_sources(result: Result, folders: list[Path]) -> None:
 @_collector_paused()
 def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
     from pipeline.segment.edition import editions, merge
-    from pipeline.segment.rules import ParagraphCache, segment
+    from pipeline.segment.rules import ParagraphCache
+    from pipeline.segment.stored import SourceRecords
     start = time.perf_counter()
     docs = result.ingested.docs
-    cache = ParagraphCache(cache_file)
-    cache.analyse_docs(docs)
-    rules = []
-    for doc in progress_bar(quiet, "segment")(docs):
-        rules += segment(doc, cache)
+    cache, kept = ParagraphCache(cache_file), SourceRecords(cache_file)
+    rules = kept.records(docs, cache, progress_bar(quiet, "segment"))  # only new or changed sources segmented
     rules, docs = resolve_auto(rules, docs)  # manifest entries with edition = "auto"
     result.ingested = replace(result.ingested, docs=docs)
     cache.save()
-    result.warnings += cache.warnings
+    kept.close()
+    result.warnings += cache.warnings + kept.warnings
     result.rules = merge(rules, docs)
     result.records = len(result.rules)
     result.editions = editions(result.rules, docs)
-    result.cache = (cache.misses, len(cache.data))
+    result.cache = (kept.segmented, kept.kept, cache.misses)
     result.seconds["segment"] = time.perf_counter() - start
 
 
@@ -215,7 +220,7 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     """Every stage into `out` (a staging folder), each stage's stored output included, so the
     stages after it can also be run alone later; caches in `cache_file`."""
     overrides = read_overrides(raw)  # a mistake in it is said before the long stages, not after
-    result = _ingest(raw, corpora, quiet)
+    result = _ingest(raw, corpora, quiet, cache_file)
     require_sources(result, [raw, *corpora])
     stored.save_ingested(out, result.ingested)
     _segment(result, cache_file, quiet)

@@ -32,7 +32,7 @@ def run_stages(processed: Path, *extra: str, raw: Path = RAW):
     from click.testing import CliRunner
     from pipeline.cli.main import main
     code, output = 0, ""
-    for command in (["ingest", "--raw", str(raw)], ["segment", *extra], ["align", "--raw", str(raw), *extra],
+    for command in (["ingest", "--raw", str(raw), *extra], ["segment", *extra], ["align", "--raw", str(raw), *extra],
                     ["export"]):
         result = CliRunner().invoke(main, [*command, "--processed", str(processed), "-q"])
         code, output = code or result.exit_code, output + result.output
@@ -135,3 +135,11 @@ def two_small_editions(folder: Path) -> tuple[Path, Path]:
     b.write_text(head.format("July 11, 2009") + "100.1. Each game has a winner.\n\n100.2. A player "
                  "may cast a card from their hand.\n", encoding="utf-8")
     return a, b
+
+
+def flipped(value: str | bytes) -> str | bytes:
+    """One digit of a JSON value changed, or one bit of a packed (zlib'd) one."""
+    if isinstance(value, bytes):
+        return value[:-1] + bytes([value[-1] ^ 1])
+    i = next(i for i, c in enumerate(value) if c.isdigit())
+    return value[:i] + str((int(value[i]) + 1) % 10) + value[i + 1:]

@@ -11,6 +11,7 @@ from pipeline import cache as cache_module
 from pipeline.cache import Cache, code_hash
 from pipeline.segment.rules import ParagraphCache
 from pipeline.run import CACHE_FILE
+from conftest import flipped
 from conftest import run_stages
 
 
@@ -42,22 +43,23 @@ def test_a_planted_pickle_never_runs(tmp_path):
 def test_damaged_rows_are_dropped_recomputed_and_reported(tmp_path):
     assert segment(tmp_path / "clean", "--no-cache").exit_code == 0
     assert segment(tmp_path / "p").exit_code == 0
-    db = sqlite3.connect(tmp_path / "p" / CACHE_FILE)
-    rows = db.execute("SELECT namespace, key, value FROM entries").fetchall()
-    assert {r[0] for r in rows} == {"paragraphs", "pairs"}
-    for namespace in ("paragraphs", "pairs"):  # one flipped digit in a stored value of each kind
-        _, key, value = next(r for r in rows if r[0] == namespace and any(c.isdigit() for c in r[2]))
-        i = next(i for i, c in enumerate(value) if c.isdigit())
-        flipped = value[:i] + str((int(value[i]) + 1) % 10) + value[i + 1:]
-        db.execute("UPDATE entries SET value = ? WHERE key = ?", (flipped, key))
-    db.commit()
+    db = sqlite3.connect(tmp_path / "p" / CACHE_FILE, isolation_level=None)
+    namespaces = {r[0] for r in db.execute("SELECT namespace FROM entries")}
+    assert namespaces == {"cleaned sources", "paragraphs", "source records", "record bodies", "pairs"}
+    # A paragraph's analysis is read only when its source is segmented again: no source's records kept.
+    db.execute("DELETE FROM entries WHERE namespace = 'source records'")
+    for damaged in (["paragraphs"], ["cleaned sources", "source records", "record bodies", "pairs"]):
+        for namespace in damaged:  # one flipped digit in a stored value of each kind
+            rows = db.execute("SELECT key, value FROM entries WHERE namespace = ?", (namespace,)).fetchall()
+            key, value = next(r for r in rows if isinstance(r[1], bytes) or any(c.isdigit() for c in r[1]))
+            db.execute("UPDATE entries SET value = ? WHERE key = ?", (flipped(value), key))
+        result = segment(tmp_path / "p")
+        assert result.exit_code == 0
+        for namespace in damaged:
+            assert f"1 damaged {namespace} cache entry dropped" in result.output
+        for table in ("rules.csv", "changes.csv"):
+            assert (tmp_path / "p" / table).read_bytes() == (tmp_path / "clean" / table).read_bytes()
     db.close()
-    result = segment(tmp_path / "p")
-    assert result.exit_code == 0
-    assert "1 damaged paragraphs cache entry dropped" in result.output
-    assert "1 damaged pairs cache entry dropped" in result.output
-    for table in ("rules.csv", "changes.csv"):
-        assert (tmp_path / "p" / table).read_bytes() == (tmp_path / "clean" / table).read_bytes()
 
 
 def test_a_damaged_cache_file_is_rebuilt_not_trusted(tmp_path):

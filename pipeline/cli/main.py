@@ -101,10 +101,12 @@ def main():
 @inputs
 @outputs
 @quiet_option
+@click.option("--no-cache", is_flag=True, help="Ignore and do not write the cleaned sources kept in the cache.")
 @friendly_errors
-def ingest(raw: Path, corpora: tuple[Path, ...], processed: Path, quiet: bool):
+def ingest(raw: Path, corpora: tuple[Path, ...], processed: Path, quiet: bool, no_cache: bool):
     from pipeline import run as stages
-    result = stages.run_ingest(raw, list(corpora), processed, quiet)
+    result = stages.run_ingest(raw, list(corpora), processed, quiet, use_cache=not no_cache)
+    _warn(result)
     if not quiet:
         _summary(result)
 

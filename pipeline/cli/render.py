@@ -224,7 +224,8 @@ def summary(result) -> list[tuple[str, bool]]:
     out += [(f"{r.path}: rejected: {r.reason}", True) for r in ing.rejections]
     if result.editions:
         out.append((f"{result.records} records in {len(result.editions)} editions "
-                     f"({result.cache[0]} paragraphs analysed by spaCy now, {result.cache[1]} in the cache)", False))
+                     f"({result.cache[0]} sources segmented now, {result.cache[1]} read back from the cache; "
+                     f"{result.cache[2]} paragraphs analysed by spaCy)", False))
         # Which editions are official ones of the run (a copy or a fragment is not) would belong to run.py.
         out += [(line, False) for line in _missing_editions(
             [e.edition for e in result.editions if e.complete or e.truncated])]

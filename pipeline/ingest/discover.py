@@ -12,6 +12,7 @@ from pipeline.ingest.clean import LINE_BREAK, normalize_newlines
 from pipeline.ingest.decode import decode_with_repairs, mojibake, replaced_bytes
 from pipeline.errors import SourceError
 from pipeline.ingest.lockfile import LOCK_NAME, fetched_url
+from pipeline.ingest.stored import CleanedFiles
 from pipeline.ingest.manifest import MANIFEST_NAME, Entry, read_manifest
 from pipeline.patterns import EFFECTIVE_DATE, FILE_DATE
 from pipeline.records import CleanDoc, Ingested, Rejection, SourceDoc
@@ -137,8 +138,9 @@ def read_source(path: Path, entry: Entry | None, data: bytes | None = None, sour
                      url=fetched_url(path), warnings=tuple(warnings), **common)
 
 
-def ingest(raw: Path, corpora: list[Path], progress=None) -> Ingested:
-    """Read and clean every source. Bad files become rejections; a bad manifest raises."""
+def ingest(raw: Path, corpora: list[Path], progress=None, kept: CleanedFiles | None = None) -> Ingested:
+    """Read and clean every source (a file `kept` has by its bytes is read back, not cleaned again).
+    Bad files become rejections; a bad manifest raises."""
     skipped: list[Rejection] = []
     files, _ = discover(raw, corpora, skipped)
     ids = source_ids([p for p, _ in files] + [r.path for r in skipped])
@@ -147,6 +149,11 @@ def ingest(raw: Path, corpora: list[Path], progress=None) -> Ingested:
         data = b""
         try:
             data = path.read_bytes()
+            key = kept.key(path, entry, ids[path], fetched_url(path) if entry is None else "", data) if kept else ""
+            clean = kept.get(key, path, data) if kept else None
+            if clean is not None:
+                out.docs.append(clean)
+                continue
             doc = read_source(path, entry, data, ids[path])
             clean = ADAPTERS[doc.format](doc)
             _check_paragraphs(clean, path)
@@ -159,6 +166,8 @@ def ingest(raw: Path, corpora: list[Path], progress=None) -> Ingested:
                                             source_id=ids[path]))
             continue
         out.docs.append(replace(clean, warnings=doc.warnings + clean.warnings))
+        if kept:
+            kept.put(key, out.docs[-1], data)
     return out
 
 
@@ -208,6 +217,9 @@ def _check_single_edition(text: str, path: Path) -> None:
 def _opening_again(text: str, size: int = 3) -> int | None:
     """The line where the file's first `size` non-blank lines (title, effective date, 'Introduction')
     appear again, one after another: a second copy of the edition. None when they do not."""
+    first = next((line for line in LINE_BREAK.split(text[:4096]) if line.strip().lstrip("\ufeff").strip()), None)
+    if first is not None and text.count(first.strip().lstrip("\ufeff").strip()) < 2:
+        return None  # the first line's words are nowhere else (most files: 0.1 ms, not the 7 ms of every line)
     lines = [(no, line.strip().lstrip("\ufeff").strip())
              for no, line in enumerate(LINE_BREAK.split(text), 1) if line.strip().lstrip("\ufeff").strip()]
     opening = [line for _, line in lines[:size]]

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import gzip
 import json
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from pathlib import Path
 
 from pipeline.publish import export
 from pipeline.publish import load
 from pipeline.publish import transaction as publish
 from pipeline.errors import PipelineError
-from pipeline.records import Aligned, CleanDoc, Discard, Edition, Ingested, Paragraph, Rejection, Rule, SourceDoc
+from pipeline.cache import Damaged, restored, values
+from pipeline.ingest import stored as cleaned  # a cleaned source's layout: the cache's and this file's
+from pipeline.records import Aligned, Edition, Ingested, Rejection, Rule
 from pipeline.atomic import write_atomic
 
 FOLDER = ".stages"
@@ -53,42 +55,17 @@ def _check(processed: Path, file: str, stage: str) -> None:
 # ingest
 
 def save_ingested(folder: Path, ingested: Ingested) -> None:
-    docs = [{"source": _values(d.source), "paragraphs": [_values(p) for p in d.paragraphs],
-             "discards": [_values(x) for x in d.discards], "rest": _values(d, skip=NESTED)}
-            for d in ingested.docs]
-    _write_json(folder, "ingest", {"docs": docs, "rejections": [_values(r) for r in ingested.rejections]})
+    _write_json(folder, "ingest", {"docs": [cleaned.encode(d) for d in ingested.docs],
+                                   "rejections": [values(r) for r in ingested.rejections]})
 
 
 def load_ingested(processed: Path) -> Ingested:
     data = _read_json(processed, "ingest", "ingest")
-    docs = [_record(CleanDoc, d["rest"], source=_record(SourceDoc, d["source"]),
-                    paragraphs=tuple(_record(Paragraph, p) for p in d["paragraphs"]),
-                    discards=tuple(_record(Discard, x) for x in d["discards"])) for d in data["docs"]]
-    return Ingested(docs=docs, rejections=[_record(Rejection, r) for r in data["rejections"]])
-
-
-# A record is stored as the list of its fields' values in the record's own order, and read back by
-# zipping them with its field names: the layout is the dataclass itself, so a field added to a record
-# is stored and restored with no change here (tests/publish/test_stored_by_name.py checks every field).
-NESTED = ("source", "paragraphs", "discards")  # CleanDoc's fields stored on their own
-
-
-def _values(record, skip: tuple[str, ...] = ()) -> list:
-    """A record's field values in declaration order, a Path as text."""
-    values = (getattr(record, f.name) for f in fields(record) if f.name not in skip)
-    return [str(v) if isinstance(v, Path) else v for v in values]
-
-
-def _record(cls, values: list, **given):
-    """`cls` from its stored values (all fields but those `given`), by field name; a field declared a Path
-    or a tuple gets that type back from JSON's text and lists."""
-    names = [f for f in fields(cls) if f.name not in given]
-    if len(values) != len(names):
-        raise PipelineError(f"{FOLDER}/: {len(values)} values stored for the {len(names)} fields of a {cls.__name__} "
-                            "(written by another version): run the stages again")
-    data = {f.name: Path(v) if f.type == "Path" else tuple(v) if f.type.startswith("tuple") else v
-            for f, v in zip(names, values)}
-    return cls(**data, **given)
+    try:
+        return Ingested(docs=[cleaned.decode(d) for d in data["docs"]],
+                        rejections=[restored(Rejection, r) for r in data["rejections"]])
+    except Damaged as e:
+        raise PipelineError(f"{FOLDER}/: {e}: run the stages again") from None
 
 
 # segment

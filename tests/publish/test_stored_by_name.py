@@ -11,6 +11,7 @@ from typing import get_args
 import pytest
 
 from pipeline.align import lineage
+from pipeline.ingest import stored as cleaned
 from pipeline.publish import stagefiles
 from pipeline.records import (Change, CleanDoc, Discard, Ingested, Kind, Match, Method, Paragraph, Rejection,
                               RuleChange, SourceDoc)
@@ -46,6 +47,19 @@ def test_ingest_stage_file_keeps_every_field(tmp_path, monkeypatch):
     stagefiles.save_ingested(tmp_path, ingested)
     monkeypatch.setattr(stagefiles.publish, "verify", lambda *a, **k: "")  # no run.json: not a published run
     assert stagefiles.load_ingested(tmp_path) == ingested
+
+
+@pytest.mark.parametrize("data", [b"%PDF-1.4 a container: its text is kept", b"text-value\n  second line"])
+def test_cleaned_sources_cache_keeps_every_field(tmp_path, data):
+    # A text file's text is decoded again from its bytes, a paragraph that is its lines stripped and joined
+    # is made again from them: the others are kept whole.
+    source = filled(SourceDoc, text=data.decode())
+    doc = filled(CleanDoc, source=source, paragraphs=(filled(Paragraph), Paragraph("text-value second line", 1, 2)),
+                 discards=(filled(Discard),))
+    first = cleaned.CleanedFiles(tmp_path / "c.sqlite")
+    first.put("k", doc, data)
+    first.close()
+    assert cleaned.CleanedFiles(tmp_path / "c.sqlite").get("k", source.path, data) == doc
 
 
 def test_pairs_cache_keeps_every_field():

@@ -1,0 +1,135 @@
+"""Each file's cleaned source and each source's records are kept between runs: a run cleans and segments only
+new or changed files (a change is noticed by the file's bytes, not its name or time), and publishes what a cold
+run over the same files does, rejections and discards included."""
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from pipeline import run as stages
+from pipeline.cache import CACHE_FILE
+from pipeline.ingest import discover
+from pipeline.ingest import stored as cleaned
+from pipeline.segment import stored
+from conftest import flipped, two_small_editions
+
+
+HEAD = "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of {}.\n\n1. Game\n\n100. General\n\n"
+
+
+@pytest.fixture
+def segmented(monkeypatch):
+    """The ids of the sources segmented (rather than read back) in each run, one set per run; the
+    files decoded (rather than read back cleaned) in CLEANED."""
+    runs: list[set[str]] = []
+    real, real_read = stored.segment, discover.read_source
+
+    def counted(doc, cache):
+        runs[-1].add(doc.source.source_id)
+        return real(doc, cache)
+
+    def decoded(path, *args, **kwargs):
+        CLEANED[-1].add(path.name)
+        return real_read(path, *args, **kwargs)
+    monkeypatch.setattr(stored, "segment", counted)
+    monkeypatch.setattr(discover, "read_source", decoded)
+    CLEANED.clear()
+    return runs
+
+
+CLEANED: list[set[str]] = []
+
+
+def run(corpus: Path, processed: Path, runs: list[set[str]]):
+    runs.append(set())
+    CLEANED.append(set())
+    (corpus.parent / "raw").mkdir(exist_ok=True)
+    return stages.run_all(corpus.parent / "raw", [corpus], processed, None, quiet=True)
+
+
+def published(processed: Path) -> dict[str, bytes]:
+    """Every published file and stage file (the cache apart), by path."""
+    return {str(p.relative_to(processed)): p.read_bytes() for p in sorted(processed.rglob("*"))
+            if p.is_file() and ".cache" not in p.relative_to(processed).parts}
+
+
+def test_adding_an_edition_segments_it_alone_and_publishes_what_a_cold_run_does(tmp_path, segmented):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    two_small_editions(corpus)
+    (corpus / "notes.txt").write_text("Not a rules text.\n", encoding="utf-8")  # a rejection, said in every run
+    run(corpus, tmp_path / "p", segmented)
+    assert segmented[-1] == {"a", "b"}
+    (corpus / "c.txt").write_text(HEAD.format("October 1, 2009") + "100.1. Each game has a winner.\n\n"
+                                  "100.2. A player may cast a card from their hand.\n\n100.3. A new rule.\n",
+                                  encoding="utf-8")
+    run(corpus, tmp_path / "p", segmented)
+    assert segmented[-1] == {"c"}  # a and b read back
+    assert CLEANED[-1] == {"c.txt", "notes.txt"}
+    run(corpus, tmp_path / "cold", segmented)
+    assert segmented[-1] == {"a", "b", "c"}  # a cache of its own: everything segmented
+    incremental, cold = published(tmp_path / "p"), published(tmp_path / "cold")
+    assert "rules.csv" in cold and ".stages/segment.rules.parquet" in cold
+    assert "notes.txt" in cold["sources.csv"].decode() and len(cold["discards.csv"].splitlines()) > 1
+    assert incremental == cold
+
+
+def test_a_source_whose_bytes_changed_under_the_same_name_and_time_is_segmented_again(tmp_path, segmented):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _, b = two_small_editions(corpus)
+    run(corpus, tmp_path / "p", segmented)
+    when = b.stat()
+    b.write_text(b.read_text(encoding="utf-8").replace("Each game has a winner.", "Each game has one winner."),
+                 encoding="utf-8")
+    os.utime(b, ns=(when.st_atime_ns, when.st_mtime_ns))  # same name, same size class, same time
+    run(corpus, tmp_path / "p", segmented)
+    assert segmented[-1] == {"b"} and CLEANED[-1] == {"b.txt"}
+    assert "Each game has one winner." in (tmp_path / "p" / "texts.csv").read_text(encoding="utf-8")
+    run(corpus, tmp_path / "cold", segmented)
+    assert published(tmp_path / "p") == published(tmp_path / "cold")
+
+
+def test_records_kept_by_other_code_are_not_used(tmp_path, segmented, monkeypatch):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    two_small_editions(corpus)
+    run(corpus, tmp_path / "p", segmented)
+    (tmp_path / "p" / stages.RUN_STAMP).unlink()  # not up to date: the run goes through its stages
+    monkeypatch.setattr(stored, "code_hash", lambda *args: "other code")
+    monkeypatch.setattr(cleaned, "code_hash", lambda *args: "other code")
+    run(corpus, tmp_path / "p", segmented)
+    assert segmented[-1] == {"a", "b"} and CLEANED[-1] == {"a.txt", "b.txt"}
+
+
+def test_a_damaged_cleaned_source_is_read_again_and_said(tmp_path, segmented):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    two_small_editions(corpus)
+    run(corpus, tmp_path / "p", segmented)
+    before = published(tmp_path / "p")
+    db = sqlite3.connect(tmp_path / "p" / CACHE_FILE, isolation_level=None)
+    key, value = db.execute("SELECT key, value FROM entries WHERE namespace = 'cleaned sources'").fetchone()
+    db.execute("UPDATE entries SET value = ? WHERE key = ?", (flipped(value), key))
+    db.close()
+    (tmp_path / "p" / stages.RUN_STAMP).unlink()
+    result = run(corpus, tmp_path / "p", segmented)
+    assert "1 damaged cleaned sources cache entry dropped and recomputed" in " ".join(result.warnings)
+    assert len(CLEANED[-1]) == 1 and segmented[-1] == set()  # read again, the same text: its records kept
+    assert published(tmp_path / "p") == before
+
+
+def test_the_ingest_command_alone_cleans_only_new_or_changed_files(tmp_path, segmented):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    a, _ = two_small_editions(corpus)
+    (tmp_path / "raw").mkdir()
+    for expected in ({"a.txt", "b.txt"}, set()):
+        CLEANED.append(set())
+        stages.run_ingest(tmp_path / "raw", [corpus], tmp_path / "p", quiet=True)
+        assert CLEANED[-1] == expected
+    a.write_text(a.read_text(encoding="utf-8") + "\n100.9. A rule added later.\n", encoding="utf-8")
+    CLEANED.append(set())
+    result = stages.run_ingest(tmp_path / "raw", [corpus], tmp_path / "p", quiet=True)
+    assert CLEANED[-1] == {"a.txt"} and "A rule added later." in result.ingested.docs[0].content
