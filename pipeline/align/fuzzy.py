@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from functools import lru_cache
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -64,6 +65,7 @@ def _identity(old, new, o, n):
 ORDINAL = re.compile(r"\b(?:" + "|".join(ORDINALS) + r")\b")
 
 
+@lru_cache(maxsize=1 << 17)
 def _template(sentence: str) -> str:
     """A sentence with its ordinals blanked: "third, the active player gets priority." is the same
     template as "fourth, ...", printed in every step of the turn."""
