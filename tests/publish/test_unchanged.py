@@ -127,7 +127,7 @@ def steps_of(processed):
     return full, sorted(set(zip(full.from_edition, full.to_edition)))
 
 
-@pytest.mark.parametrize("run", ["seeds_run", "archive_run"])
+@pytest.mark.parametrize("run", ["seeds_run", pytest.param("archive_run", marks=pytest.mark.archive)])
 def test_compare_of_a_step_gives_every_change_of_it(run, request):
     """`compare A B` of a step of the run says what the run recorded, the plain unchanged rules included."""
     processed = request.getfixturevalue(run)[1]
