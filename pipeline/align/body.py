@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from rapidfuzz import fuzz
 
 from pipeline.records import HEADINGS, Match
-from pipeline.align.trace import alike, unexplained, reworded, rule_words, survivors, trace, units
+from pipeline.align.trace import alike, reworded, rule_words, survivors, trace, unexplained, units
 from pipeline.align.scoring import (GAP_SHARE, LEAD_KEEPS, PIECE_SAME_ID, PLACED_SHARE, RESEMBLE_CANDIDATES,
                                     RESEMBLES, REWRITTEN, SECTION_PAIRS, score_form, _full, _text)
 from pipeline.align.similarity import _best, _word_rows
@@ -97,6 +97,10 @@ def _at_home(old, new, n, found, extra, both, allowed) -> tuple[list[Match], lis
 
     def keeps(i: int, j: int) -> float:
         return _each_keeps(old_words.get(i, frozenset()), new_words.get(j, frozenset()), old_idf, new_idf)
+
+    def opens(i: int, j: int) -> bool:  # new rule j opens with old rule i's first sentence
+        lead, first = _lead(uo.get(i)), _lead(un.get(j))
+        return bool(lead and first and alike(lead, first))
     moves = []
     for m in found:
         r = old[m.old]
@@ -116,10 +120,7 @@ def _at_home(old, new, n, found, extra, both, allowed) -> tuple[list[Match], lis
             del free[new[k].rule_id]
             continue
         head = next((pieces[(m.old, p)] for p in places if (m.old, p) in pieces), None)
-        lead = _lead(uo.get(m.old))
-        if head is not None and m.method != "moved" and lead and _lead(un.get(head.new)) \
-                and alike(lead, _lead(un.get(head.new))) and not (_lead(un.get(m.new))
-                                                               and alike(lead, _lead(un.get(m.new)))):
+        if head is not None and m.method != "moved" and opens(m.old, head.new) and not opens(m.old, m.new):
             moves.append((m, head.new))
             extra = [x for x in extra if x is not head]
     if not moves:
