@@ -88,6 +88,13 @@ def pytest_runtest_setup(item):
 
 
 @pytest.fixture(scope="session")
+def paragraph_cache():
+    """One ParagraphCache for the tests that read whole editions: each paragraph is analysed once."""
+    from pipeline.segment.rules import ParagraphCache
+    return ParagraphCache()
+
+
+@pytest.fixture(scope="session")
 def seeds_run(tmp_path_factory):
     """The whole pipeline over raw/ alone, as `make` runs it."""
     out = tmp_path_factory.mktemp("seeds")

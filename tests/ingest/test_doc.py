@@ -8,7 +8,6 @@ import pytest
 
 from pipeline.errors import SourceError
 from pipeline.ingest.discover import read_source
-from pipeline.segment.rules import ParagraphCache
 from pipeline.ingest.containers import extract
 from pipeline.ingest.containers.msdoc import plain
 from conftest import ARCHIVE, FORMATS
@@ -97,19 +96,14 @@ def test_word_95_is_refused_with_the_reason():
 
 # --- the real editions ----------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def cache():
-    return ParagraphCache()
-
-
 @needs_formats
 @pytest.mark.parametrize("name", SAMPLES)
-def test_same_records_as_the_txt_twin(name, cache):
+def test_same_records_as_the_txt_twin(name, paragraph_cache):
     """Measured: 2005-10-01 100% of 1,329 records identical (every line of the text is the TXT's); 2009-05-01
     1,608 of 1,683 (95.5%): the 75 others are all where the TXT lost a dash as '?' ("cards?even"), as for
     the RTF of that edition, so the .doc is the better text."""
-    doc, ours = _records(FORMATS / name, cache)
-    _, theirs = _records(ARCHIVE / name.replace(".doc", ".txt"), cache)
+    doc, ours = _records(FORMATS / name, paragraph_cache)
+    _, theirs = _records(ARCHIVE / name.replace(".doc", ".txt"), paragraph_cache)
     assert doc.source.format == "doc" and doc.chars_kept + sum(d.size for d in doc.discards) == doc.chars_total
     ours, theirs = {_key(r): r for r in ours}, {_key(r): r for r in theirs}
     assert sorted(ours) == sorted(theirs)  # the same numbers and glossary terms, none lost or added
@@ -119,10 +113,10 @@ def test_same_records_as_the_txt_twin(name, cache):
 
 
 @needs_formats
-def test_doc_rtf_and_txt_of_one_edition_merge_like_copies(cache):
+def test_doc_rtf_and_txt_of_one_edition_merge_like_copies(paragraph_cache):
     """The .doc is the cleanest of the three (real typography, nothing lost): its text comes first."""
     rules, merged = _merged((ARCHIVE / "2005-10-01.txt", FORMATS / "2005-10-01.rtf", FORMATS / "2005-10-01.doc"),
-                            cache)
+                            paragraph_cache)
     assert len(merged) == len(rules) // 3 and not [r for r in merged if "conflict" in r.flags]
     assert {r.source for r in merged} == {"2005-10-01.doc;2005-10-01;2005-10-01.rtf"}
 

@@ -128,16 +128,11 @@ def _paragraph_break(txt_rule, other_rule) -> bool:
     return " ".join(_words(txt_rule).split()) == " ".join(_words(other_rule).split())
 
 
-@pytest.fixture(scope="module")
-def cache():
-    return ParagraphCache()
-
-
 @needs_formats
 @pytest.mark.parametrize("name", TWINS)
-def test_same_records_as_the_txt_twin(name, cache):
-    doc, ours = _records(FORMATS / name, cache)
-    _, theirs = _records(ARCHIVE / (name.rsplit(".", 1)[0] + ".txt"), cache)
+def test_same_records_as_the_txt_twin(name, paragraph_cache):
+    doc, ours = _records(FORMATS / name, paragraph_cache)
+    _, theirs = _records(ARCHIVE / (name.rsplit(".", 1)[0] + ".txt"), paragraph_cache)
     assert doc.chars_kept + sum(d.size for d in doc.discards) == doc.chars_total
     ours, theirs = {_key(r): r for r in ours}, {_key(r): r for r in theirs}
     assert sorted(ours) == sorted(theirs)  # the same numbers and glossary terms, none lost or added
@@ -160,9 +155,9 @@ def test_pdf_pages_and_furniture_are_in_the_ledger():
 
 
 @needs_formats
-def test_formats_of_one_edition_merge_like_duplicate_copies(cache):
+def test_formats_of_one_edition_merge_like_duplicate_copies(paragraph_cache):
     rules, merged = _merged((ARCHIVE / "2026-01-16.txt", FORMATS / "2026-01-16.pdf", FORMATS / "2026-01-16.docx"),
-                            cache)
+                            paragraph_cache)
     assert len(merged) == len(rules) // 3
     assert not [r for r in merged if "conflict" in r.flags]
     assert {r.source for r in merged} == {"2026-01-16.docx;2026-01-16;2026-01-16.pdf"}  # cleanest first
