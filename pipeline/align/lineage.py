@@ -187,9 +187,9 @@ def aligned(old, new, force, forbid, cache, digests=None, whole=True):
         stored = cache.get(key, lambda v: _decode_pair(v, old, new))
         if stored is not None:
             return stored
-    matches, paired, diffs = _align_pair(old, new, force, forbid, whole)
+    matches, paired, diffs, same = _align_pair(old, new, force, forbid, whole)
     if cache is not None:
-        cache.put(key, _stored(old, new, matches, paired, diffs))
+        cache.put(key, _stored(matches, diffs, same))
     return matches, {(m.old, m.new, m.method): c for m, c in zip(paired, diffs)}
 
 
@@ -199,17 +199,19 @@ def _pair_key(cache, digests, old, new, force, forbid, whole) -> str:
 
 
 def _align_pair(old, new, force, forbid, whole):
+    """The pair's matches, those that pair two records, their changes, and whether each is the plain
+    `_unchanged` (same words: made without a diff)."""
     matches = align(old, new, force, forbid, whole)
     paired = [m for m in matches if m.old is not None and m.new is not None]
-    diffs = [_unchanged(old[m.old], new[m.new], m) if _same_words(old[m.old], new[m.new])
-             else change_between(old[m.old], new[m.new], "", m) for m in paired]
-    return matches, paired, diffs
+    same = [_same_words(old[m.old], new[m.new]) for m in paired]
+    diffs = [_unchanged(old[m.old], new[m.new], m) if s else change_between(old[m.old], new[m.new], "", m)
+             for m, s in zip(paired, same)]
+    return matches, paired, diffs, same
 
 
-def _stored(old, new, matches, paired, diffs) -> list:
+def _stored(matches, diffs, same) -> list:
     """A pair as the cache keeps it: a rule that came through unchanged (most) is null, not spelled out."""
-    return [[_by_name(m) for m in matches],
-            [None if c == _unchanged(old[m.old], new[m.new], m) else _by_name(c) for m, c in zip(paired, diffs)]]
+    return [[_by_name(m) for m in matches], [None if s else _by_name(c) for c, s in zip(diffs, same)]]
 
 
 _TODO: list = []  # the pairs a forked worker aligns, by index (set before the fork, so never pickled)
@@ -248,8 +250,8 @@ def _prefetch(by_edition, complete, observes, truncated, overrides, cache, diges
 
 def _prefetched(k: int) -> tuple[str, list]:
     key, old, new, force, forbid, whole = _TODO[k]
-    matches, paired, diffs = _align_pair(old, new, force, forbid, whole)
-    return key, _stored(old, new, matches, paired, diffs)
+    matches, _, diffs, same = _align_pair(old, new, force, forbid, whole)
+    return key, _stored(matches, diffs, same)
 
 
 class Digests:
