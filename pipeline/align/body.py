@@ -107,9 +107,7 @@ def _at_home(old, new, n, found, extra, both, allowed) -> tuple[list[Match], lis
         if m.method not in ("moved", "fuzzy", "traced") or r.kind not in ("rule", "subrule") or \
                 new[m.new].rule_id == r.rule_id:
             continue
-        target = parent_went.get(r.parent)
-        places = [r.rule_id] + ([target + r.rule_id[len(r.parent):]] if target and r.rule_id.startswith(r.parent)
-                                else [])
+        places = _places(r, parent_went)
         if new[m.new].rule_id in places:
             continue
         k = next((free[p] for p in places if p in free), None)
@@ -277,9 +275,7 @@ def _placed(old, new, o, n, found, extra, both, allowed) -> list[Match]:
     out = []
     for i in ended:
         r = old[i]
-        target = parent_went.get(r.parent)
-        candidates = [r.rule_id] + ([target + r.rule_id[len(r.parent):]]
-                                    if target and r.rule_id.startswith(r.parent) else [])
+        candidates = _places(r, parent_went)
         j = next((added[c] for c in candidates if c in added), None)
         if j is None or not allowed(i, j) or not alike(i, j) or \
                 not _same_subject(uo.get(i, ()), un.get(j, ()), titles.get(new[j].parent, frozenset())):
@@ -287,6 +283,13 @@ def _placed(old, new, o, n, found, extra, both, allowed) -> list[Match]:
         out.append(Match(i, j, round(fuzz.ratio(score_form(_text(r)), score_form(_text(new[j]))), 1), "traced", True))
         del added[new[j].rule_id]
     return out
+
+
+def _places(r, parent_went: dict[str, str]) -> list[str]:
+    """Where a rule would be at its place in the new edition: its number, or its letter under the
+    parent its parent became (502.63a under 502.63, which became 702.2: 702.2a)."""
+    target = parent_went.get(r.parent)
+    return [r.rule_id] + ([target + r.rule_id[len(r.parent):]] if target and r.rule_id.startswith(r.parent) else [])
 
 
 def _each_keeps(a: frozenset[str], b: frozenset[str], idf_a, idf_b) -> float:
