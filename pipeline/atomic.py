@@ -12,14 +12,16 @@ from pipeline.errors import PipelineError
 
 @contextmanager
 def replacing(path: Path, mode: int | None = None):
-    """A temporary path beside `path` to write; put in place when the block ends, deleted if it fails."""
-    tmp = temporary(path)
-    try:
-        yield tmp
-        into_place(tmp, path, mode)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """A temporary path beside `path` to write; put in place when the block ends, deleted if it fails.
+    A failed write (disk full, no permission) is an error naming `path` (`naming`)."""
+    with naming(path):
+        tmp = temporary(path)
+        try:
+            yield tmp
+            into_place(tmp, path, mode)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
 
 def temporary(path: Path) -> Path:
@@ -39,14 +41,14 @@ def into_place(tmp: Path, path: Path, mode: int | None = None) -> None:
 
 def write_atomic(path: Path, data: bytes | str) -> None:
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    with naming(path), replacing(path) as tmp, open(tmp, "wb") as f:
+    with replacing(path) as tmp, open(tmp, "wb") as f:
         f.write(raw)
 
 
 def write_atomic_with(path: Path, write) -> None:
     """Like write_atomic, for big files: `write(file)` streams text into the temporary file, so
     the whole content never sits in memory at once."""
-    with naming(path), replacing(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
+    with replacing(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
         write(f)
 
 

@@ -29,6 +29,7 @@ from pipeline.segment.dating import resolve_auto
 from pipeline.report.pagekeys import TEMPLATES
 from pipeline.align.overrides import read_overrides
 from pipeline.ingest.discover import discover, ingest
+from pipeline.ingest import stored as cleaning
 from pipeline.ingest.stored import CleanedFiles
 from pipeline.atomic import write_atomic
 from pipeline.records import Aligned, Edition, Ingested, Rule
@@ -280,7 +281,8 @@ def _write_sources(result: Result, processed: Path, records: Counter | None = No
 
 
 RUN_STAMP = publish.RUN_STAMP
-LIBRARIES = ("spacy", "rapidfuzz", "scipy", "pandas", "jinja2", "lingua-language-detector")  # shape the results
+# The libraries that shape the results: those of alignment and the reports, and those that read and clean sources.
+LIBRARIES = tuple(dict.fromkeys(("spacy", "rapidfuzz", "scipy", "pandas", "jinja2", *cleaning.LIBRARIES)))
 
 
 def inputs_fingerprint(raw: Path, corpora: list[Path]) -> str:

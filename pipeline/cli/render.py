@@ -26,7 +26,7 @@ def fill(text: str, indent: str) -> str:
     """Wrapped at 100 columns between words only (a URL or a hyphenated word stays whole). A line that
     fits, is not blank and holds nothing textwrap changes (WRAPPED_SPACE) is only indented: textwrap took
     0.1-0.2 s of the 1,900 lines of the July 2009 comparison."""
-    if len(text) <= WIDTH and text.strip() and not text[-1].isspace() and not WRAPPED_SPACE.search(text):
+    if len(text) <= WIDTH and text and not text[-1].isspace() and not WRAPPED_SPACE.search(text):
         return indent + text
     return textwrap.indent(textwrap.fill(text, WIDTH, break_on_hyphens=False, break_long_words=False), indent)
 

@@ -81,8 +81,8 @@ def change_rows(history, rules: list[Rule] | None = None) -> pd.DataFrame:
     rules table already says (pipeline/publish/unchanged.py)."""
     changes = history.changes
     if rules is not None:
-        examples = {(r.edition, history.lineage[rule_key(r)]): len(r.examples) for r in rules
-                    if rule_key(r) in history.lineage}
+        examples = {(r.edition, lineage): len(r.examples) for r in rules
+                    if (lineage := history.lineage.get(rule_key(r))) is not None}
         changes = [c for c in changes if not unchanged.plain(c, examples.get((c.to_edition, c.lineage_id), -1))]
     changes = sorted(changes, key=unchanged.order)
     data = {k: list(map(attrgetter(k), changes)) for k in BY_NAME["changes"].names}

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline.schema import BY_NAME, Table
-from pipeline.atomic import naming, replacing
+from pipeline.atomic import replacing
 
 OP_FIELDS = ("tag", "old_start", "old_end", "new_start", "new_end", "old_text", "new_text")
 OP = pa.struct([(n, pa.string() if n in ("tag", "old_text", "new_text") else pa.int64()) for n in OP_FIELDS])
@@ -94,7 +94,7 @@ def write(folder: Path, name: str, chunks, file: str | None = None) -> None:
     """name.parquet (or file.parquet) from the chunks of table `name`'s frame, under a temporary
     name renamed into place."""
     path = folder / f"{file or name}.parquet"
-    with naming(path), replacing(path, mode=0o644) as tmp, \
+    with replacing(path, mode=0o644) as tmp, \
             pq.ParquetWriter(tmp, arrow_schema(BY_NAME[name]), compression="zstd",
                              dictionary_pagesize_limit=DICTIONARY_BYTES) as writer:
         group: list[pa.Table] = []

@@ -39,8 +39,7 @@ def _lineage_inputs(rules: list[dict], changes: pd.DataFrame, citations: pd.Data
             note = commentary.get((c["edition"], c["rule_id"]))
             if note and all(n["rule_id"] != note["rule_id"] for n in notes.get(c["lineage_id"], [])):
                 notes.setdefault(c["lineage_id"], []).append({**note, "cited": c["value"], "linked_by": c["linked_by"],
-                                                               "now": now(c["lineage_id"], c["edition"]),
-                                                               "examples": note["examples"]})
+                                                               "now": now(c["lineage_id"], c["edition"])})
     groups: dict[str, list[dict]] = {}
     for r in rules:
         if r["lineage_id"]:
@@ -82,8 +81,7 @@ def open_tail(inputs: dict, complete: list[str]) -> dict:
 def _lineage(inputs: dict) -> dict:
     """A lineage's page: its versions with their redlines, runs of unchanged versions collapsed."""
     versions, previous = [], None
-    follows = inputs.get("follows") or [False] * len(inputs["records"])
-    for r, step, copy, after in zip(inputs["records"], inputs["steps"], inputs["copies"], follows):
+    for r, step, copy, after in zip(inputs["records"], inputs["steps"], inputs["copies"], inputs["follows"]):
         change = step["change"] if step else ("first" if previous is None else "unchanged")
         # a copy's text, shown whole; the next version is compared with the last official one
         observed = change == "observed"
@@ -102,7 +100,7 @@ def _lineage(inputs: dict) -> dict:
         if not observed:
             previous = r
     return {"id": inputs["id"], "versions": versions, "end": inputs["end"], "rows": _collapse(versions),
-            "since": inputs.get("since", ""),
+            "since": inputs["since"],
             "current": inputs["current"], "numbers": list(dict.fromkeys(v["rule_id"] for v in versions)),
             "kind": versions[-1]["kind"], "notes": inputs["notes"], "relations": inputs["relations"]}
 

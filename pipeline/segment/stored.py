@@ -54,11 +54,12 @@ class SourceRecords:
         keys = [self.sources.key(_content(d)) for d in docs]
         kept = self.sources.get_many(keys, _decode_rows)
         self._read_bodies({row[1] for rows in kept.values() for row in rows})
-        todo = [d for d, k in zip(docs, keys) if k not in kept or any(row[1] not in self.body for row in kept[k])]
+        reusable = {k for k, rows in kept.items() if all(row[1] in self.body for row in rows)}
+        todo = [d for d, k in zip(docs, keys) if k not in reusable]
         paragraphs.analyse_docs(todo)
         fresh, out = [], []
         for doc, key in zip(docs, (progress or iter)(keys)):
-            if key in kept and all(row[1] in self.body for row in kept[key]):
+            if key in reusable:
                 self.kept += 1
                 edition, source, body = doc.edition or "", doc.source.source_id, self.body
                 out += [Rule(edition, source, rule_id, *body[body_key], flags, line_start, line_end, occurrence,
