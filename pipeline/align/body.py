@@ -9,7 +9,7 @@ from rapidfuzz import fuzz
 
 from pipeline.records import HEADINGS, Match
 from pipeline.align.trace import alike, reworded, rule_words, survivors, trace, unexplained, units
-from pipeline.align.scoring import (GAP_SHARE, LEAD_KEEPS, PIECE_SAME_ID, PLACED_SHARE, RESEMBLE_CANDIDATES,
+from pipeline.align.scoring import (GAP_SHARE, HUNK, LEAD_KEEPS, PIECE_SAME_ID, PLACED_SHARE, RESEMBLE_CANDIDATES,
                                     RESEMBLES, REWRITTEN, SECTION_PAIRS, score_form, _full, _text)
 from pipeline.align.similarity import _best, _word_rows
 from pipeline.align.exact import _exact, _forced, _is_piece, _near
@@ -67,8 +67,8 @@ def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match],
     more, merged = _reworded(old, new, o, n, found, extra, both, home, allowed)
     found, extra = found + more, extra + merged
     found += _placed(old, new, o, n, found, extra, both, allowed)
-    found += _gaps(old, new, o, n, found, extra, both, allowed)
     found += _in_section(old, new, o, n, found, extra, both, allowed)
+    found += _gaps(old, new, o, n, found, extra, both, allowed)
     found, extra = _at_home(old, new, n, found, extra, both, allowed)
     found, extra = _heads_continue(old, new, found, extra, both)
     return found, extra + _survived(old, o, found, extra, both, allowed)
@@ -224,28 +224,47 @@ def _in_section(old, new, o, n, found, extra, both, allowed) -> list[Match]:
 
 
 def _gaps(old, new, o, n, found, extra, both, allowed) -> list[Match]:
-    """A rule rewritten between the same two neighbours: the rules before and after an ended rule
-    went to two rules with exactly one added rule between them (110.5a -> 111.2 of 2020, a token's
-    owner, under 110.5 -> 111.1). The place says it is the same rule, as a line of a diff between
-    two unchanged lines; its words need only confirm it (a fair share of each rule's own words is in
-    the other: a rule replaced by one on another subject keeps too few)."""
+    """Rules rewritten between the same two neighbours: the rules before and after a run of ended rules
+    went to two rules with a few added rules between them (110.5a -> 111.2 of 2020, a token's owner,
+    under 110.5 -> 111.1; 901.7a of 2013, a plane turned face down, beside the new 901.8). The place says
+    they are the same rules, as the lines of a diff's hunk between two unchanged lines; their words need
+    only confirm it (a fair share of each rule's own words is in the other: a rule replaced by one on
+    another subject keeps too few). In a hunk, a rule at its place (its number) is taken first, then the
+    pairs that keep most. It runs after the section's pass, whose rare words say more than a place."""
     went = {m.old: m.new for m in found}
     came = set(went.values()) | {m.new for m in extra}
     ended = {m.old for m in extra}
     at = {j: q for q, j in enumerate(n)}
     (old_words, old_idf, _), (new_words, new_idf, _) = map(rule_words, both)
+    body = lambda r: r.kind in ("rule", "subrule") and not _is_piece(r)  # noqa: E731
+    parent_went = _parent_map(old, new, found)
     out = []
-    for p in range(1, len(o) - 1):
-        i, before, after = o[p], went.get(o[p - 1]), went.get(o[p + 1])
-        if i in went or i in ended or before is None or after is None or at[after] - at[before] != 2:
+    p = 1
+    while p < len(o) - 1:
+        if o[p] in went or o[p - 1] not in went:
+            p += 1
             continue
-        j = n[at[before] + 1]
-        if j in came or _is_piece(old[i]) or _is_piece(new[j]) or not allowed(i, j) \
-                or {old[i].kind, new[j].kind} - {"rule", "subrule"}:
+        q = p
+        while q < len(o) and o[q] not in went:
+            q += 1
+        if q == len(o):
+            break
+        before, after = at[went[o[p - 1]]], at[went[o[q]]]
+        olds = [i for i in o[p:q] if i not in ended and body(old[i])]
+        news = [j for j in n[before + 1:after] if j not in came and body(new[j])] if after > before else []
+        run, p = q - p, q
+        if not olds or not news or run > HUNK or after - before - 1 > HUNK:
             continue
-        if _each_keeps(old_words.get(i, frozenset()), new_words.get(j, frozenset()), old_idf, new_idf) >= GAP_SHARE:
-            out.append(Match(i, j, round(fuzz.ratio(score_form(_text(old[i])), score_form(_text(new[j]))), 1),
-                             "traced", True))
+        keeps = sorted((new[j].rule_id not in _places(old[i], parent_went), -_each_keeps(
+            old_words.get(i, frozenset()), new_words.get(j, frozenset()), old_idf, new_idf), i, j)
+            for i in olds for j in news if allowed(i, j))
+        done, taken = set(), set()
+        for _, k, i, j in keeps:
+            if -k >= GAP_SHARE and i not in done and j not in taken:
+                done.add(i)
+                taken.add(j)
+                out.append(Match(i, j, round(fuzz.ratio(score_form(_text(old[i])), score_form(_text(new[j]))), 1),
+                                 "traced", True))
     return out
 
 

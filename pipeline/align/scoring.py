@@ -46,6 +46,7 @@ SECTION_PAIRS = 10_000  # ended x added rules of one section weighed at most (re
 
 # --- Rules rewritten past their characters (body.py), found by the shares of their own words.
 GAP_SHARE = 0.25  # of each rule's own words (by rarity) found in the other: a rule rewritten in its place
+HUNK = 3  # ... between two neighbours that went to neighbours with at most this many rules between, either side
 PLACED_SHARE = 0.4  # of the smaller rule's own words (by rarity) a rewrite at the same place keeps
 LEAD_KEEPS = 0.6  # of each first sentence's own words (by rarity) the other holds: the same opening, reworded
 RESEMBLES = 70  # an added rule this like an old one was probably written on its model (noted, not matched)

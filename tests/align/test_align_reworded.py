@@ -2,8 +2,12 @@
 glossary names reworded (issue 10): found by rare words, never on stock wording."""
 import pytest
 
+from pipeline.align.body import _gaps
 from pipeline.align.glossary import _common, _stems
+from pipeline.align.scoring import score_form
+from pipeline.align.trace import units
 from pipeline.align.match import align
+from pipeline.records import Match
 from test_align import changes_of, edition
 
 FILLER = [  # common wording, so that the words of the rules under test are the rare ones
@@ -116,6 +120,35 @@ def test_a_rule_rewritten_between_the_same_neighbours_continues():
     found, _ = changes_of(old, new)
     assert found[("110.5a", "111.2")].change == "modified"
 
+
+PLANE_ABILITIES = ("Any abilities of a face-up plane card in the command zone function from that zone. The card's "
+                   "static abilities affect the game, its triggered abilities may trigger, and its activated "
+                   "abilities may be activated.")
+PLANE_FACE_DOWN = ("Each plane card is treated as if its text box included \"When you roll {PW}, planeswalk.\" A "
+                   "face-up plane card that's turned face down becomes a new object.")
+PLANAR_DIE = ("Any time the active player has priority and the stack is empty, but only during a main phase of their "
+              "turn, that player may roll the planar die. This is a special action and doesn't use the stack.")
+
+
+def test_a_rule_rewritten_in_a_hunk_of_added_rules_continues():
+    """901.7a of 2011 -> 2013: its neighbours went to neighbours with two added rules between them; the
+    one that keeps a fair share of its words continues it (a line of a diff's hunk), the other is added.
+    (The whole alignment finds this small case by other means too: the gaps pass is asked alone.)"""
+    old = edition("2000-01-01", *FILLER, ("901.7", PLANE_ABILITIES), ("901.7a", PLANE_FACE_DOWN),
+                  ("901.8", PLANAR_DIE))
+    new = edition("2001-01-01", *FILLER, ("901.7", PLANE_ABILITIES.replace("plane card", "plane or phenomenon card")),
+                  ("901.7a", "A face-up plane card or phenomenon card that's turned face down becomes a new object."),
+                  ("901.8", "Planechase games have an inherent triggered ability known as the \"planeswalking "
+                            "ability.\" This ability has no source and is controlled by the player whose planar die "
+                            "roll caused it to trigger."),
+                  ("901.9", PLANAR_DIE))
+    o, n = list(range(len(old))), list(range(len(new)))
+    at = {r.rule_id: k for k, r in enumerate(new)}
+    anchors = [Match(i, at[r.rule_id if r.rule_id != "901.8" else "901.9"], 100.0, "fuzzy")
+               for i, r in enumerate(old) if r.rule_id != "901.7a"]
+    both = (units(old, o, score_form), units(new, n, score_form))
+    found = _gaps(old, new, o, n, anchors, [], both, lambda i, j: True)
+    assert [(old[m.old].rule_id, new[m.new].rule_id) for m in found] == [("901.7a", "901.7a")]
 
 
 def test_a_rule_rewritten_and_moved_inside_its_section_continues():
