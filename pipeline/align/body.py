@@ -9,8 +9,9 @@ from rapidfuzz import fuzz
 
 from pipeline.records import HEADINGS, Match
 from pipeline.align.trace import alike, reworded, rule_words, survivors, trace, unexplained, units
-from pipeline.align.scoring import (GAP_SHARE, HUNK, LEAD_KEEPS, PIECE_SAME_ID, PLACED_SHARE, RESEMBLE_CANDIDATES,
-                                    RESEMBLES, REWRITTEN, SECTION_PAIRS, score_form, _full, _text)
+from pipeline.align.scoring import (GAP_SHARE, HUNK, LEAD_KEEPS, MIN_PIECE_WORDS, PIECE_SAME_ID, PLACED_SHARE,
+                                    RESEMBLE_CANDIDATES, RESEMBLES, REST_WORDS, REWRITTEN, SECTION_PAIRS, score_form,
+                                    _full, _text)
 from pipeline.align.similarity import _best, _word_rows
 from pipeline.align.exact import _exact, _forced, _is_piece, _near
 from pipeline.align.fuzzy import _fuzzy, _home, _identity, _title_words
@@ -71,6 +72,7 @@ def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match],
     found += _gaps(old, new, o, n, found, extra, both, allowed)
     found, extra = _at_home(old, new, n, found, extra, both, allowed)
     found, extra = _heads_continue(old, new, found, extra, both)
+    extra += _rest_follows(old, new, n, found, extra, both, allowed)
     return found, extra + _survived(old, o, found, extra, both, allowed)
 
 
@@ -140,6 +142,43 @@ def _survived(old, o, found, extra, both, allowed) -> list[Match]:
     ended = [i for i in o if i not in went and not _is_piece(old[i])]
     merged = survivors(*both, ended, {m.new: m.old for m in found})
     return [Match(i, j, share, "merge", share < 60) for i, j, share in merged if allowed(i, j)]
+
+
+def _rest_follows(old, new, n, found, extra, both, allowed) -> list[Match]:
+    """An added rule right after the rules an old rule went to (its successor, or a piece of it, is the
+    added rule's previous sibling) that says what that old rule said and they do not is the rest of it, a
+    split piece, however stock its wording: 304.1 of May 2009, the draw step, went to 504.1 "First, the
+    active player draws a card" and 504.2 "Second, ... go on the stack"; 504.3 "Third, the active player
+    gets priority" is its last sentence, "Then the active player gets priority ...". The place is the
+    evidence stock wording cannot give; the words must still be the old rule's: REST_WORDS of the added
+    rule's words and of a sentence the old rule lost are the same (counted, not weighed: stock words weigh
+    nothing), and neither names what the other lacks."""
+    uo, un = both
+    came = {m.new for m in found} | {m.new for m in extra}
+    source, went = {}, defaultdict(list)
+    for m in found + [m for m in extra if m.method == "split"]:
+        source.setdefault(m.new, m.old)  # the rule it continues before one it is a piece of
+        went[m.old].append(m.new)
+    out, previous = [], {}
+    for j in n:
+        r = new[j]
+        before, previous[r.parent] = previous.get(r.parent), j
+        i = source.get(before)
+        if j in came or i is None or {r.kind, old[i].kind} - {"rule", "subrule"} or _is_piece(r) \
+                or not allowed(i, j):
+            continue
+        if _names_another(uo.get(i, ()), un.get(j, ())):
+            continue  # the same pattern about another thing (Investigate's Clue, then the Blood token)
+        kept = [u for k in went[i] for u in un.get(k, ())]
+        theirs = frozenset().union(*(u.words for u in un.get(j, ()) if u.part != "example"))
+        for u in uo.get(i, ()):
+            if u.part == "example" or any(alike(u, t, inside=True) for t in kept):
+                continue
+            shared, most = len(u.words & theirs), max(len(u.words), len(theirs))
+            if shared >= MIN_PIECE_WORDS - 1 and shared >= REST_WORDS * most:
+                out.append(Match(i, j, round(100 * shared / most, 1), "split", True))
+                break
+    return out
 
 
 def _heads_continue(old, new, found, extra, both) -> tuple[list[Match], list[Match]]:
@@ -340,14 +379,23 @@ def _parent_map(old, new, found) -> dict[str, str]:
     return out
 
 
+def _names_another(a, b) -> bool:
+    """Two rules' sentences (Units) each name something the other lacks (a rare word): two rules on the
+    same pattern (Investigate's Clue and the Blood token), not one."""
+    a, b = ([u for u in x if u.part != "example"] for x in (a, b))
+    words_a, words_b = (frozenset().union(*(u.words for u in x)) if x else frozenset() for x in (a, b))
+    rare_a, rare_b = (frozenset().union(*(u.rare for u in x)) if x else frozenset() for x in (a, b))
+    return bool(rare_a - words_b) and bool(rare_b - words_a)
+
+
 def _same_subject(a, b, subject: frozenset[str]) -> bool:
     """Two rules' sentences (Units) speak of the same thing: they share a word of the section's title
     or a word rare in the edition, and neither names something the other lacks."""
+    if _names_another(a, b):
+        return False
     a, b = ([u for u in x if u.part != "example"] for x in (a, b))  # the rule's text, not its examples
     words_a, words_b = (frozenset().union(*(u.words for u in x)) if x else frozenset() for x in (a, b))
     rare_a, rare_b = (frozenset().union(*(u.rare for u in x)) if x else frozenset() for x in (a, b))
-    if (rare_a - words_b) and (rare_b - words_a):
-        return False  # each names something the other does not: two rules
     shared = words_a & words_b
     return bool(shared & (subject | rare_a | rare_b))
 

@@ -48,6 +48,7 @@ SECTION_PAIRS = 10_000  # ended x added rules of one section weighed at most (re
 GAP_SHARE = 0.25  # of each rule's own words (by rarity) found in the other: a rule rewritten in its place
 HUNK = 3  # ... between two neighbours that went to neighbours with at most this many rules between, either side
 PLACED_SHARE = 0.4  # of the smaller rule's own words (by rarity) a rewrite at the same place keeps
+REST_WORDS = 0.6  # of an added rule's words in what the old rule before it lost: the rest of that rule
 LEAD_KEEPS = 0.6  # of each first sentence's own words (by rarity) the other holds: the same opening, reworded
 RESEMBLES = 70  # an added rule this like an old one was probably written on its model (noted, not matched)
 RESEMBLE_CANDIDATES = 10  # per added rule, the old rules sharing most of its words compared for that

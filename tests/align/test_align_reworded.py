@@ -337,3 +337,50 @@ def test_of_a_rule_cut_in_pieces_the_piece_at_its_place_that_opens_with_its_firs
     found, _ = changes_of(old, new)
     assert found[("702.13a", "702.14a")].change == "modified"
     assert found[("702.13a", "702.14b")].change == "split"
+
+
+STEPS_BEFORE = [("303.1", "First, the active player untaps all permanents. Then the active player gets priority and "
+                          "players may play spells and abilities."),
+                ("305.1", "First, the active player may play a land. Then the active player gets priority and "
+                          "players may play spells and abilities.")]
+DRAW_STEP = ("First, the active player draws a card. This game action doesn't use the stack. Then any abilities that "
+             "trigger at the beginning of the draw step and any other abilities that have triggered go on the stack. "
+             "Then the active player gets priority and players may play spells and abilities.")
+
+
+def test_the_rest_of_a_split_rule_follows_its_pieces():
+    """304.1 of May 2009 -> 504.1-504.3: the draw step's first sentences became 504.1 and 504.2, and its
+    last, stock wording printed in every step ("the active player gets priority"), became 504.3 right
+    after them: a split piece, not an added rule. The place vouches for what stock words cannot."""
+    old = edition("2000-01-01", *FILLER, *STEPS_BEFORE, ("304.1", DRAW_STEP))
+    new = edition("2001-01-01", *FILLER, *STEPS_BEFORE,
+                  ("504.1", "First, the active player draws a card. This turn-based action doesn't use the stack."),
+                  ("504.2", "Second, any abilities that trigger at the beginning of the draw step and any other "
+                            "abilities that have triggered go on the stack."),
+                  ("504.3", "Third, the active player gets priority. Players may cast spells and activate abilities."))
+    found, _ = changes_of(old, new)
+    assert found[("304.1", "504.1")].change == "modified"
+    assert found[("304.1", "504.3")].change == "split"
+    assert ("", "504.3") not in found
+
+
+# An edition of a realistic size: a word is rare (names something) only among a hundred rules or more.
+MANY = [(f"120.{k}", f"The {a} rule of {b} stays as it is.") for k, (a, b) in enumerate(
+    ((a, b) for a in ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+                      "eleventh", "twelfth") for b in ("spring", "summer", "autumn", "winter", "dawn", "dusk", "noon",
+                                                    "night", "rain", "snow")), 1)]
+
+
+def test_a_rule_on_the_same_pattern_after_a_piece_is_added():
+    """701.35a of 2020 (Investigate's Clue) -> 111.10f of 2025, followed by the new Blood token 111.10g
+    on the same pattern: each names what the other lacks (Clue, Blood), so the Blood token is added."""
+    clue = "Investigate means create a colorless Clue artifact token with {2}, Sacrifice this artifact: Draw a card."
+    old = edition("2000-01-01", *FILLER, *MANY, ("701.35", "Investigate"), ("701.35a", clue))
+    new = edition("2001-01-01", *FILLER, *MANY, ("111.10", "Some effects create predefined tokens."),
+                  ("111.10f", "A Clue token is a colorless Clue artifact token with {2}, Sacrifice this artifact: "
+                              "Draw a card."),
+                  ("111.10g", "A Blood token is a colorless Blood artifact token with {1}, {T}, Discard a card, "
+                              "Sacrifice this artifact: Draw a card."),
+                  ("701.35", "Investigate"), ("701.35a", "Investigate means create a Clue token."))
+    found, _ = changes_of(old, new)
+    assert ("", "111.10g") in found and ("701.35a", "111.10g") not in found
