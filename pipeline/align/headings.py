@@ -53,6 +53,16 @@ def _became_rules(old, new, headings, body, went) -> list[Match]:
     return out
 
 
+def _named(old, new, m: Match, same_title: dict[str, str]) -> bool:
+    """... unless the title names one heading: only it has that title in either edition, and it is under the
+    heading its parent became (701.35 "Investigate" of 2020 is 701.16 of 2025 under the same 701 "Keyword
+    Actions", though its one subrule's Clue token went to 111.10f; "General" or "Spells" name nothing)."""
+    a, b = old[m.old], new[m.new]
+    once = sum(r.compare == a.compare for r in old if r.kind == a.kind) == 1 and \
+        sum(r.compare == b.compare for r in new if r.kind == b.kind) == 1
+    return once and same_title.get(a.parent) == b.parent
+
+
 def _align_headings(old, new, o, n, body: list[Match], force, forbid) -> list[Match]:
     """A heading goes where its rules went; its title settles the rest. A heading whose rules went
     to a heading already taken was merged into it; a chapter that dissolved follows its first section."""
@@ -66,9 +76,11 @@ def _align_headings(old, new, o, n, body: list[Match], force, forbid) -> list[Ma
         for k in kids_new(new[j]):
             new_home[k].add(j)
     exact, o, free_n = _exact(old, new, o, [j for j in n if j not in forced_n], lambda r: (r.kind, r.compare))
-    for m in exact:  # the same title is not enough when the heading's rules went elsewhere ("Spells")
+    same_title = {old[m.old].rule_id: new[m.new].rule_id for m in exact}
+    for m in exact:  # the same title is not enough when the heading's rules went elsewhere ("Spells") ...
         kids = kids_old(old[m.old])
-        if kids and sum(m.new in new_home.get(went[k], ()) for k in kids) < 0.2 * len(kids):
+        if kids and sum(m.new in new_home.get(went[k], ()) for k in kids) < 0.2 * len(kids) \
+                and not _named(old, new, m, same_title):
             o.append(m.old)
             free_n.append(m.new)
         else:

@@ -185,6 +185,25 @@ def test_a_heading_follows_its_rules_not_a_heading_of_the_same_title():
     assert ("213", "601") not in found
 
 
+def test_a_named_heading_stays_under_its_parent_when_its_one_rule_went_elsewhere():
+    """701.35 "Investigate" of 2020 is 701.16 "Investigate" of 2025, under the same chapter 701, though
+    its one subrule's Clue token went to the tokens rule 111.10f: a title only one heading of each edition
+    has, under the heading its parent became, names the same heading (not merged into chapter 111)."""
+    clue = "Investigate means create a colorless Clue artifact token with two, Sacrifice this artifact: Draw a card."
+    old = edition("2000-01-01", ("111", "Tokens"), ("111.1", "Some effects put tokens onto the battlefield."),
+                  ("701", "Keyword Actions"), ("701.1", "Most actions are described by the rules in this chapter."),
+                  ("701.35", "Investigate"), ("701.35a", clue))
+    new = edition("2001-01-01", ("111", "Tokens"), ("111.1", "Some effects put tokens onto the battlefield."),
+                  ("111.10", "Predefined"),
+                  ("111.10f", "A Clue token is a colorless Clue artifact token with two, Sacrifice this artifact: "
+                              "Draw a card."),
+                  ("701", "Keyword Actions"), ("701.1", "Most actions are described by the rules in this chapter."),
+                  ("701.16", "Investigate"), ("701.16a", "Investigate means create a Clue token. See rule 111.10f."))
+    found, _ = changes_of(old, new)
+    assert found[("701.35", "701.16")].change in ("unchanged", "renumbered")
+    assert not any(c.change == "merged" for c in found.values())
+
+
 def test_a_truncated_edition_never_ends_a_lineage():
     full = [("100.1", "These rules apply to every game of Magic."),
             ("100.2", "Each player needs a deck of at least sixty cards and small items to represent tokens."),
