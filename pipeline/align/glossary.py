@@ -12,16 +12,17 @@ from rapidfuzz import fuzz, process
 from pipeline.ingest.clean import compare_form
 from pipeline.patterns import TERMINOLOGY
 from pipeline.records import Match
-from pipeline.align.trace import alike, survivors, unexplained, units
+from pipeline.align.trace import alike, rule_words, survivors, unexplained, units
 from pipeline.align.scoring import (ACCEPT, FROM_GLOSSARY, GLOSSARY_DEFINITION, GLOSSARY_RENAMED, NAME_DEFINITION,
-                                    NAME_SAME_STEMS, REVIEW, score_form, _assign, _bound)
+                                    NAME_SAME_STEMS, REVIEW, REWORDED, REWORDED_BACK, score_form, _assign, _bound)
 from pipeline.align.exact import ONE_TO_ONE, _group, _is_piece
 
 
 def _from_glossary(old, new, matches) -> list[Match]:
     """Text moved from the glossary into the numbered rules ("Event" -> 700.1 and "Exchange" ->
     701.8a-f in July 2009, the entries cut down to "See rule ..."): an added rule at least half of
-    whose text (by weight) is text one glossary entry lost is a split piece of that entry."""
+    whose text (by weight) is text one glossary entry lost is a split piece of that entry; so is one
+    reworded from an entry cut down to a pointer, by its words (`_reworded_from`)."""
     went = {m.old: m.new for m in matches if m.old is not None and m.new is not None and m.method in ONE_TO_ONE}
     pieces = {m.new for m in matches if m.method in ("split", "resembles")}
     added = [m.new for m in matches if m.old is None and _group(new[m.new]) == "body" and m.new not in pieces
@@ -32,6 +33,13 @@ def _from_glossary(old, new, matches) -> list[Match]:
     before = units(old, terms, score_form)
     after = units(new, sorted({went[i] for i in terms if i in went}), score_form)
     lost = [u for i in terms for u in unexplained(before.get(i, []), after.get(went.get(i), []))]
+    lost_words = {}  # an entry that lost half of its text (by weight): a pointer now, its words went somewhere
+    for i in {u.rule for u in lost}:
+        said = [u for u in before.get(i, []) if u.part != "example"]
+        gone = sum(u.weight for u in lost if u.rule == i)
+        if gone >= 0.5 * sum(u.weight for u in said):
+            lost_words[i] = frozenset().union(*(u.words for u in said))
+    idf = rule_words(units(new, [j for j, r in enumerate(new) if _group(r) == "body"], score_form))[1]
     index = defaultdict(list)
     for k, u in enumerate(lost):
         for w in u.words:
@@ -48,7 +56,29 @@ def _from_glossary(old, new, matches) -> list[Match]:
             i, weight_got = max(sorted(got.items()), key=lambda kv: kv[1])
             if weight_got / total >= FROM_GLOSSARY:
                 out.append(Match(i, j, round(100 * weight_got / total, 1), "split", weight_got / total < 0.6))
+                continue
+        reworded = _reworded_from(mine, lost_words, idf)
+        if reworded:
+            i, share = reworded
+            out.append(Match(i, j, share, "split", True))
     return out
+
+
+def _reworded_from(mine, lost_words: dict[int, frozenset[str]], idf: dict[str, float]):
+    """(term, share) when an added rule's own words (by rarity in the rules) are mostly words of an entry cut
+    down to a pointer, REWORDED of them, and REWORDED_BACK of the entry's words are in it: the entry's text moved
+    into the rules reworded past sentence likeness ("Pile" -> 700.3b of July 2009, "the objects do not leave
+    the zone" -> "objects grouped into piles don't leave the zone")."""
+    words = frozenset().union(*(u.words for u in mine if u.part != "example")) if mine else frozenset()
+    size = sum(idf.get(w, 1.0) for w in sorted(words))
+    best = None
+    for i, lost in sorted(lost_words.items()):
+        shared = sum(idf.get(w, 1.0) for w in sorted(words & lost))
+        whole = sum(idf.get(w, 1.0) for w in sorted(lost))
+        if size and whole and shared / size >= REWORDED and shared / whole >= REWORDED_BACK:
+            if best is None or shared / size > best[1] / 100:
+                best = (i, round(100 * shared / size, 1))
+    return best
 
 
 def _glossary_merges(old, new, o, n, found) -> list[Match]:

@@ -191,6 +191,23 @@ def test_text_moved_from_the_glossary_into_the_rules_is_a_split_piece_of_the_ent
 
 
 
+def test_glossary_text_moved_into_the_rules_reworded_is_a_split_piece_of_the_entry():
+    """July 2009: the glossary's "Pile" was cut down to "A temporary grouping of cards. See rule 700.3." and
+    its text became 700.3b, its first sentence reworded past sentence likeness: the words say where it went
+    (most of 700.3b's own words are the entry's, and most of the entry's are in 700.3b)."""
+    from test_align import rule
+    pile = ("If a player is asked to separate a group of objects into two or more piles, the objects do not leave "
+            "the zone they're currently in. If cards in a graveyard are split into piles, the order of the "
+            "graveyard must be maintained. A pile can contain zero or more objects.")
+    moved = ("Objects grouped into piles don't leave the zone they're currently in. If cards in a graveyard are "
+             "split into piles, the order of the graveyard must be maintained.")
+    old = edition("2000-01-01", *FILLER, *MANY) + [rule("2000-01-01", "Pile", pile, "glossary")]
+    new = edition("2001-01-01", *FILLER, *MANY, ("700.3", "Piles"), ("700.3b", moved)) \
+        + [rule("2001-01-01", "Pile", "A temporary grouping of cards. See rule 700.3.", "glossary")]
+    found, _ = changes_of(old, new)
+    assert found[("Pile", "700.3b")].change == "split"
+
+
 def test_a_piece_from_the_glossary_is_not_renumbered():
     """A glossary term has no number: its piece in the rules is a split, not a renumbering."""
     from test_align import rule
