@@ -53,6 +53,7 @@ def environment() -> Environment:
     env.filters["pair_href"] = pair_file
     env.filters["prose"] = reader.plain
     env.filters["change_anchor"] = reader.change_anchor
+    env.filters["bare"] = reader.bare
     env.globals["source_pages"] = set()
     env.globals["source_names"] = {}
     env.globals["run_id"] = ""
@@ -114,11 +115,11 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     index = _lineage_pages(page, put, (progress or iter)(lineages), env, complete)
     _reader_pages(page, put, grouped, digests, editions, env)
     _number_pages(page, put, grouped, remapper)
-    del rules, grouped
+    del rules
     sources = _sources(data["sources"], data["discards"])
     texts = {d.source.source_id: d for d in docs or ()}
     page("sources.html", "sources.html", sources=sources, with_lines=set(texts), names=names)
-    _source_pages(page, put, texts, remapper, names)
+    _source_pages(page, put, texts, remapper, names, grouped, digests)
     page("terminology.html", "terminology.html", **_terminology(data["terminology"]))
     put("search-index.js", "window.CR_INDEX = " + json.dumps(index, ensure_ascii=False, separators=(",", ":")) + ";\n")
     for name in STATIC:
@@ -162,21 +163,25 @@ def _lineage_pages(page, put, lineages, env: Environment, complete: list[str]) -
     return index
 
 
-def _source_pages(page, put, texts: dict[str, CleanDoc], remapper, names: dict[str, dict]) -> None:
+def _source_pages(page, put, texts: dict[str, CleanDoc], remapper, names: dict[str, dict],
+                  grouped: dict[str, list[dict]], digests: dict[str, str]) -> None:
     """A page per source with each of its lines; keyed by its text, what was discarded of it, its
-    name and address, and (commentary) the rule numbers its citations have now."""
+    name and address, (commentary) the rule numbers its citations have now, and the records of its
+    edition's page, which shows the lines that became rules (editionpages.printed_lines)."""
     for source_id, doc in sorted(texts.items()):
         name = f"sources/{source_id}.html"
         now = _numbers_now(doc, remapper)
         discards = [(d.line, d.reason) for d in doc.discards]
+        edition = doc.edition if doc.edition in grouped else ""
         if put.skip(name, pagekeys.key(name, doc.source.text, doc.source.format, discards, doc.source.url,
-                                       names.get(source_id, {}), now)):
+                                       names.get(source_id, {}), now, edition, digests.get(edition))):
             continue
+        printed = reader.printed_lines(grouped[edition]).get(source_id, {}) if edition else {}
         lines = _lines(doc)
         for line in lines:
             line["now"] = now.get(line["no"], "")
-        page(name, "source.html", source_id=source_id, lines_html=_lines_html(lines), url=doc.source.url,
-             names=names.get(source_id, {}))
+        page(name, "source.html", source_id=source_id, lines_html=_lines_html(lines, printed), url=doc.source.url,
+             names=names.get(source_id, {}), edition=edition if printed else "")
 
 
 def _reader_pages(page, put, grouped: dict[str, list[dict]], digests: dict[str, str], editions: list[dict],

@@ -37,6 +37,16 @@ def change_anchor(old: str, new: str) -> str:
     return re.sub(r"\s+", "_", f"c-{old}-{new}")
 
 
+SAFE_BARE = re.compile(r"[\w.~/#:-]+")  # what an attribute's value may hold unquoted (no space, quote, =, <, >, `)
+
+
+def bare(value: str) -> Markup:
+    """An attribute's value, unquoted if it can be (`id=205.1a`, `href=../lineage/2003-10-01_212.1b.html`),
+    else quoted and escaped: two bytes of each of the 700,000 such values of an archive's edition pages."""
+    value = str(value)
+    return Markup(value) if SAFE_BARE.fullmatch(value) else Markup('"%s"') % value
+
+
 def content(text: str) -> Markup:
     """A text escaped for an element's content (never an attribute's value), where only &, < and > can
     make markup: quotes stay quotes, not markupsafe's 5-byte entities (3% of an edition page's bytes)."""
@@ -109,12 +119,8 @@ def edition_page(edition: dict, records: list[dict], lineage_href) -> dict:
     with anchors, linked references and a link to its lineage. `records` are rules.csv rows."""
     ids = {r["rule_id"] for r in records if r["kind"] != "glossary"}
     counts = [0, 0]
-    entries, used = [], set()
-    for r in sorted(records, key=print_order):
-        rid = anchor(r["rule_id"], r["kind"])
-        while rid in used:  # a number printed twice: the second copy gets its own anchor
-            rid += "~2"
-        used.add(rid)
+    entries = []
+    for r, rid in anchored(records):
         examples = [{"id": f"{rid}-ex{i}", "html": linked(e, ids, counts=counts)}
                     for i, e in enumerate(r["examples"] or [], 1)]
         entries.append({"id": rid, "number": r["rule_id"], "kind": r["kind"], "title": plain(r["title"]),
@@ -124,6 +130,42 @@ def edition_page(edition: dict, records: list[dict], lineage_href) -> dict:
     return {"edition": edition, "entries": entries, "toc": toc,
             "glossary": any(e["kind"] == "glossary" for e in entries),
             "references": {"seen": counts[0], "linked": counts[1]}}
+
+
+def anchored(records: list[dict]) -> Iterator[tuple[dict, str]]:
+    """Each record in print order with its anchor on the edition page: its number, or, for a number
+    printed twice, the second copy's `~2`."""
+    used = set()
+    for r in sorted(records, key=print_order):
+        rid = anchor(r["rule_id"], r["kind"])
+        while rid in used:
+            rid += "~2"
+        used.add(rid)
+        yield r, rid
+
+
+def printed_lines(records: list[dict]) -> dict[str, dict[int, list[tuple[str, tuple[str, ...]]]]]:
+    """{source id: {line number: [(anchor, the forms of a line the page shows at that anchor)]}}: for each
+    line an entry of these `records` came from, what the edition page shows word for word: the entry's
+    "103.4. Text" or "103.4a Text" (a heading's "1. Title") and each of its examples; a glossary term and
+    each line of its definition. A source page need
+    not repeat a line that is one of these forms (sourcepages.py); one that differs in any character (a
+    misprinted "702. 37a", spaces, a line wrapped into the next) is shown there. (The page shows the
+    `_Magic_` of a plain-text edition as <i>Magic</i>; `plain` changes nothing else.)"""
+    out: dict[str, dict[int, list]] = {}
+    for r, rid in anchored(records):
+        if not r["source"] or not r["line_start"]:
+            continue
+        number, body = r["rule_id"], r["text"] if not r["title"] else r["title"] if not r["text"] else ""
+        if r["kind"] == "glossary":  # its term's line, then its definition's lines
+            shown = [(rid, (r["title"], *r["text"].split("\n")))]
+        else:
+            shown = [(rid, (f"{number} {body}", f"{number}. {body}"))] if body else []
+        shown += [(f"{rid}-ex{i}", (e,)) for i, e in enumerate(r["examples"] or [], 1)]
+        lines = out.setdefault(r["source"].split(";")[0], {})
+        for line in range(int(r["line_start"]), int(r["line_end"] or r["line_start"]) + 1):
+            lines.setdefault(line, []).extend(shown)
+    return out
 
 
 def print_order(r: dict) -> tuple:

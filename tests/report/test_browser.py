@@ -23,7 +23,9 @@ from conftest import CHROMIUM, needs_archive, two_small_editions
 pytestmark = pytest.mark.browser
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
-HREF = re.compile(r'(?:href|src)="([^"]+)"')
+HREF = re.compile(r'(?:href|src)=(?:"([^"]+)"|([^\s">]+))')  # quoted or bare (editionpages.bare)
+BASE = re.compile(r'<base href="([^"]+)">')
+ID = re.compile(r'\bid=(?:"([^"]+)"|([^\s">]+))')
 
 
 @pytest.fixture(scope="session")
@@ -137,13 +139,19 @@ def test_seed_pair_page_counts_filters_and_views(page, seed_reports, shots):
 
 
 def internal_links(reports: Path, path: Path) -> list[tuple[Path, str]]:
+    """Each link of a page to a page of the reports, resolved as a browser does (against its <base>,
+    which a source page sets to its edition page), with its anchor."""
+    text = path.read_text(encoding="utf-8")
+    base = BASE.search(text)
+    page = (path.parent / base[1]).resolve() if base else path
     out = []
-    for href in HREF.findall(path.read_text(encoding="utf-8")):
-        if href.startswith(("http:", "https:", "mailto:", "#")):
+    for quoted, unquoted in HREF.findall(text):
+        href = quoted or unquoted
+        if href.startswith(("http:", "https:", "mailto:")) or (href.startswith("#") and not base):
             continue
         target, _, anchor = href.partition("#")
         target = target.partition("?")[0]  # ?lines=515-521 on source pages, ?as-of= on rule pages
-        out.append(((path.parent / target).resolve(), anchor))
+        out.append(((page.parent / target).resolve() if target else page, anchor))
     return out
 
 
@@ -155,7 +163,7 @@ def check_links(reports: Path) -> int:
             assert target.exists(), f"{path.relative_to(reports)} links to missing {target}"
             if anchor:
                 if target not in ids:
-                    ids[target] = set(re.findall(r'id="([^"]+)"', target.read_text(encoding="utf-8")))
+                    ids[target] = {a or b for a, b in ID.findall(target.read_text(encoding="utf-8"))}
                 assert anchor in ids[target], f"{path.relative_to(reports)} links to missing #{anchor} in {target.name}"
     return len(pages)
 
@@ -189,7 +197,8 @@ def test_source_html_is_escaped_and_never_runs(page, tmp_path):
     result = stages.run_datasets(raw, [], tmp_path / "processed", quiet=True)
     reports = tmp_path / "reports"
     report.render(tmp_path / "processed", reports, result.ingested.docs)
-    pages = ["index.html", "pairs/2001-01-01_2002-01-01.html", "sources.html", "sources/old.html"]
+    pages = ["index.html", "pairs/2001-01-01_2002-01-01.html", "sources.html", "sources/old.html",
+             "editions/2001-01-01.html"]
     pages += [str(p.relative_to(reports)) for p in (reports / "lineage").glob("*212.1a*")]
     for name in pages:
         page.goto((reports / name).as_uri())
@@ -198,6 +207,11 @@ def test_source_html_is_escaped_and_never_runs(page, tmp_path):
         if name == "sources.html":
             page.click("summary")
             assert "<script>window.__pwned = 4</script>" in page.inner_text("main")
+        elif name == "sources/old.html":  # the rule's line is shown on the edition page, and links there
+            assert "<script>window.__pwned = 4</script>" in page.inner_text("main")
+            page.click("#L1")
+            assert page.url.endswith("editions/2001-01-01.html#212.1a")
+            assert "<script>window.__pwned = 1</script>" in page.inner_text("[id='212.1a']")
         elif name != "index.html":
             assert "<script>window.__pwned = 1</script>" in page.inner_text("main"), name
     page.goto((reports / "index.html").as_uri())
@@ -310,7 +324,7 @@ def test_archive_edition_page_anchors_every_rule_and_links_its_references(page, 
     page.locator("[id='702.19c'] a[href='#702.19b']").click()
     assert page.evaluate("location.hash") == "#702.19b" and page.locator("[id='702.19b']").is_visible()
     page.screenshot(path=str(shots / "archive-edition-2026.png"))
-    page.locator("[id='205.1a'] a.n").click()  # the number leads to the rule's history
+    page.locator("[id='205.1a'] > a:first-child").click()  # the number leads to the rule's history
     assert "212.1b" in page.locator("h1").inner_text()
     assert page.errors == []
 
@@ -481,8 +495,8 @@ def test_archive_lineage_page_links_collapses_and_highlights(page, archive_repor
     assert page.locator("a.num[href='../editions/2013-05-01.html#205.1a']").count() == 1
     page.screenshot(path=str(shots / "archive-lineage-212.1b.png"), full_page=True)
     page.click("a:text('2003-10-01.txt lines 515–521')")
-    page.wait_for_selector("pre.source > span.hl")  # the highlight is set by script once the page loads
-    assert page.locator("pre.source > span.hl").evaluate_all("els => els.map(e => e.id)") == \
+    page.wait_for_selector("pre.source > *.hl")  # the highlight is set by script once the page loads
+    assert page.locator("pre.source > *.hl").evaluate_all("els => els.map(e => e.id)") == \
         [f"L{n}" for n in range(515, 522)]
     # a wrapped source line stays right of the line numbers
     page.set_viewport_size({"width": 400, "height": 800})
@@ -567,10 +581,10 @@ def test_seed_sources_are_named_not_hashed(page, seed_reports):
 def test_archive_commentary_source_shows_each_citation_now(page, archive_reports, shots):
     reports, _ = archive_reports
     page.goto((reports / "sources/002_fe0d7c38d7e9f0fd.html").as_uri())
-    tagged = page.locator("pre.source > span:has-text('[CR 204.1a]')")
+    tagged = page.locator("pre.source > *:has-text('[CR 204.1a]')")
     assert tagged.count() == 2 and tagged.locator(".now").all_inner_texts() == ["204.1a: now 205.1a"] * 2
-    assert page.locator("pre.source > span:has-text('[CR 204.3d]') .now").inner_text() == "204.3d: now 205.3e"
-    assert page.locator("pre.source > span:has-text('[CR 300.2a]') .now").count() == 0  # same number today
+    assert page.locator("pre.source > *:has-text('[CR 204.3d]') .now").inner_text() == "204.3d: now 205.3e"
+    assert page.locator("pre.source > *:has-text('[CR 300.2a]') .now").count() == 0  # same number today
     page.screenshot(path=str(shots / "archive-commentary-source.png"), full_page=True)
     page.goto((reports / "lineage/2003-10-01_212.1d.html").as_uri())
     assert "CR 204.4b (now 205.4b)" in page.locator("blockquote.note .cited").all_inner_texts()
@@ -655,8 +669,8 @@ def test_seed_source_page_shows_every_line_number_one_row_a_line(browser, seed_r
     assert text["x"] >= 0  # the number's box is the line's start: on screen
     page.locator("#L33").click(position={"x": 5, "y": 5})  # the number links to its line
     assert page.evaluate("location.hash") == "#L33"
-    assert page.evaluate("document.querySelectorAll('pre.source > span').length") == \
-        page.evaluate("+document.querySelector('pre.source > span:last-child').id.slice(1)")  # counted from 1, each
+    assert page.evaluate("document.querySelectorAll('pre.source > *').length") == \
+        page.evaluate("+document.querySelector('pre.source > *:last-child').id.slice(1)")  # counted from 1, each
     blank, after = page.locator("#L31").bounding_box(), page.locator("#L32").bounding_box()
     assert blank["height"] < 30 and after["y"] - (blank["y"] + blank["height"]) < 2  # line 31 is blank
 

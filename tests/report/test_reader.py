@@ -60,3 +60,34 @@ def test_a_text_seen_again_links_only_what_its_edition_has():
         html = str(reader.linked(text, ids, counts=counts))
         assert __import__("re").findall(r'<a href="#([^"]+)">', html) == links
         assert counts == [3, len(links)]
+
+
+def test_a_source_line_the_edition_page_shows_word_for_word_is_written_once():
+    """Lines shown word for word on the edition page (a rule, its example, a glossary term and its definition,
+    a heading) link there from the source page; a line that differs in any character keeps its text."""
+    from pipeline.report.sourcepages import _lines_html
+    rows = [dict(rule_id=n, kind=k, title=t, text=x, examples=e, lineage_id="", source="s;other", line_start=a,
+                 line_end=b) for n, k, t, x, e, a, b in [
+                ("1", "part", "Game Concepts", "", [], "1", "1"),
+                ("100.1", "rule", "", "See <rule> 200.", ["Example: _it_ works."], "2", "3"),
+                ("100.1a", "subrule", "", "Misprinted.", [], "4", "4"),
+                ("100.1", "rule", "", "Printed twice.", [], "5", "5"),
+                ("Ability Word", "glossary", "Ability Word", "An italicized word.\nSee rule 100.1.", [], "7", "9")]]
+    printed = reader.printed_lines(rows)
+    assert set(printed) == {"s"}
+    lines = ["1. Game Concepts", "100.1. See <rule> 200.", "Example: _it_ works.", "100. 1a Misprinted.",
+             "100.1 Printed twice.", "", "Ability Word", "An italicized word.", "See rule 100.1.", "100.1 Unshown."]
+    html = str(_lines_html([{"no": i, "text": t, "why": "", "now": "", "label": ""} for i, t in enumerate(lines, 1)],
+                           printed["s"]))
+    assert html.splitlines() == [
+        "<a id=L1 href=#1>1.</a>", "<a id=L2 href=#100.1>100.1.</a>", "<a id=L3 href=#100.1-ex1>Example:</a>",
+        "<span id=L4>100. 1a Misprinted.</span>", "<a id=L5 href=#100.1~2>100.1</a>", "<a id=L6></a>",
+        "<a id=L7 href=#Ability_Word>Ability</a>", "<a id=L8 href=#Ability_Word>An</a>",
+        "<a id=L9 href=#Ability_Word>See</a>", "<span id=L10>100.1 Unshown.</span>"]
+
+
+@pytest.mark.parametrize("value, html", [("205.1a", "205.1a"), ("../lineage/2003-10-01_212.1b.html",
+                                          "../lineage/2003-10-01_212.1b.html"), ("#100.1~2", "#100.1~2"),
+                                         ('a "b" <c>', '"a &#34;b&#34; &lt;c&gt;"'), ("x=1", '"x=1"'), ("", '""')])
+def test_an_attribute_is_bare_only_when_it_can_be(value, html):
+    assert str(reader.bare(value)) == html

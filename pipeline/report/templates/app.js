@@ -273,8 +273,9 @@
   var source = document.querySelector("pre.source");
   if (source) {
     source.addEventListener("click", function (event) {
-      var line = event.target.closest("pre.source > span");
+      var line = event.target.closest("pre.source > *");
       if (line && event.target === line && event.clientX - line.getBoundingClientRect().left < 4.5 * parseFloat(getComputedStyle(line).fontSize)) {
+        event.preventDefault();  // a line shown on the edition page is a link there: its number stays here
         location.hash = line.id;
       }
     });
