@@ -80,6 +80,13 @@ SPELLED = """SELECT r.edition, r.kind, r.rule_id, r.occurrence, s.key + 1 AS n,
         json_extract(s.value, '$[1]') - json_extract(s.value, '$[0]')) END AS sentence
 FROM rules AS r JOIN texts AS t ON t.text_id = r.text_id, json_each(t.sentences) AS s"""
 SENTENCES = SPELLED + "\nWHERE r.edition = :edition AND r.rule_id = :rule ORDER BY r.rowid, n"
+# An edition's rules with their wording in place, examples one per line in the cell: what a spreadsheet
+# wants (Datasette's CSV link); the rules table names the wording by text_id. Read by the edition index.
+EDITION = """SELECT r.edition, r.kind, r.rule_id, r.occurrence, r.title, t.text,
+    (SELECT group_concat(x.value, char(10)) FROM json_each(t.examples) AS x) AS examples,
+    r.lineage_id, r.source, r.line_start, r.line_end
+FROM rules AS r LEFT JOIN texts AS t ON t.text_id = r.text_id
+WHERE r.edition = :edition ORDER BY r.rowid"""
 
 QUERIES = {
     "history": {"title": "A rule's history", "sql": HISTORY, "params": ["rule", "edition"],
@@ -94,6 +101,9 @@ QUERIES = {
                "description": "Full-text search (SQLite FTS5: words, \"a phrase\", OR, NOT, prefix*; stemmed, so "
                               "'attacks' finds 'attacking') over every wording: the rules that had it, their "
                               "number and first and last edition."},
+    "edition": {"title": "An edition's rules with their wording", "sql": EDITION, "params": ["edition"],
+                "description": "Every rule of `edition` (YYYY-MM-DD) in file order with its title, text and examples "
+                               "(one per line in the cell) in place: download it as CSV for a spreadsheet."},
     "sentences": {"title": "A rule's sentences", "sql": SENTENCES, "params": ["edition", "rule"],
                   "description": "The sentences of rule `rule` in `edition`, spelled out from the offsets stored "
                                  "in `texts.sentences`."},

@@ -62,6 +62,29 @@ def test_canned_queries_answer(site):
     assert between[("212.1b", RULE)]["change"] == "reworded" and WORD in between[("212.1b", RULE)]["new_text"]
     sentences = rows(url, "sentences", edition="2025-06-06", rule=RULE)
     assert len(sentences) == 7 and sentences[3]["sentence"].startswith("Counters, stickers")
+    status, body, _ = serve.fetch(f"{url}/crdiff/edition.csv?edition=2025-06-06&_size=max")  # for a spreadsheet
+    assert status == 200 and body.startswith(b"edition,kind,rule_id,occurrence,title,text,examples,")
+    assert b"Counters, stickers, effects" in body
+
+
+def test_an_edition_s_rules_come_with_their_wording_for_a_spreadsheet(seeds_run):
+    """The canned query `edition` gives the rows rules_text.csv held (the rules with their wording in
+    place, examples one per line): the file is gone, the rows are not."""
+    import pandas as pd
+    _, processed = seeds_run
+    con = sqlite3.connect(processed / "crdiff.sqlite")
+    rules = pd.read_parquet(processed / "rules.parquet")
+    for edition in sorted(set(rules["edition"])):
+        got = con.execute(browse.EDITION, {"edition": edition})
+        columns = [d[0] for d in got.description]
+        mine = [tuple("" if v is None else v for v in row) for row in got]
+        want = rules[rules["edition"] == edition]
+        want = [tuple("" if v is None else v for v in row) for row in zip(
+            want["edition"], want["kind"], want["rule_id"], want["occurrence"], want["title"], want["text"],
+            ["\n".join(e) for e in want["examples"]], want["lineage_id"], want["source"], want["line_start"],
+            want["line_end"])]
+        assert columns[:7] == ["edition", "kind", "rule_id", "occurrence", "title", "text", "examples"]
+        assert mine == want and mine, edition
 
 
 @pytest.mark.slow
