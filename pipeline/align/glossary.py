@@ -39,7 +39,8 @@ def _from_glossary(old, new, matches) -> list[Match]:
         gone = sum(u.weight for u in lost if u.rule == i)
         if gone >= 0.5 * sum(u.weight for u in said):
             lost_words[i] = frozenset().union(*(u.words for u in said))
-    idf = rule_words(units(new, [j for j, r in enumerate(new) if _group(r) == "body"], score_form))[1]
+    idf = rule_words(units(new, [j for j, r in enumerate(new) if _group(r) == "body"], score_form))[1] \
+        if lost_words else {}
     index = defaultdict(list)
     for k, u in enumerate(lost):
         for w in u.words:
@@ -57,7 +58,7 @@ def _from_glossary(old, new, matches) -> list[Match]:
             if weight_got / total >= FROM_GLOSSARY:
                 out.append(Match(i, j, round(100 * weight_got / total, 1), "split", weight_got / total < 0.6))
                 continue
-        reworded = _reworded_from(mine, lost_words, idf)
+        reworded = _reworded_from(mine, lost_words, idf) if lost_words else None
         if reworded:
             i, share = reworded
             out.append(Match(i, j, share, "split", True))
