@@ -116,7 +116,7 @@ def test_metadata_describes_every_table_and_is_published(seeds_run):
     tables = written["databases"]["crdiff"]["tables"]
     assert set(tables) == {t.name for t in TABLES} and tables["texts"]["label_column"] == "text"
     assert tables["changes"]["columns"]["old_text_id"].startswith("Database only")
-    assert set(written["databases"]["crdiff"]["queries"]) == {"history", "between", "search", "sentences"}
+    assert set(written["databases"]["crdiff"]["queries"]) == {"history", "between", "search", "edition", "sentences"}
 
 
 def test_serve_says_what_is_missing(tmp_path, monkeypatch):

@@ -22,7 +22,7 @@ MOR = [  # written against 2008-02-01, before the renumbering of July 2009
     ("// see 102.2a–c for the steps", "102.2a–c", "renumbered", "is now 104.2a–c", "104.2a–c"),
     ("Merged: rule 200.5", "200.5", "merged", "merged into 111.2 in 2009-07-11 (now 112.2)", ""),
     ("Removed: CR 100.3", "100.3", "removed", "removed in 2009-07-11", ""),
-    ("Split: rule 305.3", "305.3", "removed", "split into 505.6a; removed in 2020-06-01", ""),
+    ("Split: rule 305.3", "305.3", "removed", "split into 505.6, 505.6a; removed in 2020-06-01", ""),
     ("Draw step: rule 304.1", "304.1", "renumbered", "is now 504.1", "504.1"),  # its head continues, 504.2 a piece
     ("Typo: rule 502.9z", "502.9z", "unknown", "did you mean 502.9", ""),
     ("Range now broken: rules 212.2h-k", "212.2h-k", "range", "212.2j -> 301.5a", ""),
