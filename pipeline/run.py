@@ -32,7 +32,8 @@ from pipeline.ingest.discover import discover, ingest
 from pipeline.ingest import stored as cleaning
 from pipeline.ingest.stored import CleanedFiles
 from pipeline.atomic import write_atomic
-from pipeline.records import Aligned, Edition, Ingested, Rule
+from pipeline.records import Aligned, Edition, Ingested, Rule, edition_status
+from pipeline import registry
 
 
 @dataclass
@@ -244,7 +245,8 @@ def _export(result: Result, history, out: Path, grows: bool = True) -> None:
     records = Counter(s for r in rules for s in r.source.split(";"))
     _write_sources(result, out, records)
     published = out.parent
-    current = grow.digests(rules, history, result.sources_frame, code_hash("pipeline.run", LIBRARIES, (TEMPLATES,)))
+    code = code_hash("pipeline.run", LIBRARIES, (TEMPLATES, registry.TABLE.parent))  # the sets' names too
+    current = grow.digests(rules, history, result.sources_frame, code)
     tail = grow.plan(published, current) if grows else None
     grown = [r for r in rules if r.edition >= tail.start] if tail else rules
     tables = {  # built, written and freed one at a time: only a summary of each is kept
@@ -262,7 +264,8 @@ def _export(result: Result, history, out: Path, grows: bool = True) -> None:
     summaries = {"sources": datapackage.summarize(result.sources_frame),
                  "discards": datapackage.summarize(result.discards_frame)}
     db = Database(out, base=published / database.NAME if tail else None)
-    marks = {"editions": current, "tables": {}, "sizes": {}, "tail": tail.start if tail else ""}
+    statuses = {e.edition: edition_status(e) for e in eds}
+    marks = {"editions": current, "statuses": statuses, "tables": {}, "sizes": {}, "tail": tail.start if tail else ""}
     try:
         if tail:
             db.keep_before(tail.start)
@@ -282,7 +285,7 @@ def _export(result: Result, history, out: Path, grows: bool = True) -> None:
     except BaseException:
         db.abandon()
         raise
-    jsonout.write(out, rules, history, eds, published)
+    jsonout.write(out, rules, history, eds, published, tail.unchanged(statuses) if tail else set())
     datapackage.write(out, summaries)
     result.grown = marks
     result.seconds["export"] = time.perf_counter() - start

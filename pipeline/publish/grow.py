@@ -68,7 +68,8 @@ def digests(rules, history, sources: pd.DataFrame, code: str) -> dict[str, str]:
         used = sorted({s for r in group for s in r.source.split(";")})
         h = hashlib.sha256(f"{code}\0{len(group)}\0".encode())
         h.update("\0".join(source_rows.get(s, s) for s in used).encode())
-        h.update("\0".join(f"{lineage.get(k, '')}\x1f{changed.get(k, '')}" for k in keys).encode())
+        h.update("\0".join([lineage.get(k, "") for k in keys]).encode())
+        h.update("\0".join([changed.get(k, "") for k in keys]).encode())
         out[edition] = h.hexdigest()
     return out
 
@@ -84,6 +85,12 @@ class Tail:
     def kept(self, name: str) -> list[list]:
         """The published [edition, rows, csv offset, examples] of the editions before `start`."""
         return [m for m in self.old["tables"][name] if m[0] < self.start]
+
+    def unchanged(self, statuses: dict[str, str]) -> set[str]:
+        """The editions before `start` whose status is the published one: their JSON file is the published one
+        (its rules, lineages, status and set the same)."""
+        old = self.old.get("statuses", {})
+        return {e for e, status in statuses.items() if e < self.start and old.get(e) == status}
 
     def end(self, name: str) -> int:
         """The byte offset in name.csv where the tail goes."""

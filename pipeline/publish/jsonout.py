@@ -47,10 +47,13 @@ def remapper(rules: list[Rule], history, eds: list[Edition]) -> Remapper:
     return Remapper(rows, steps, ((e.edition, edition_status(e)) for e in eds))
 
 
-def write(out: Path, rules: list[Rule], history, eds: list[Edition], published: Path | None = None) -> None:
+def write(out: Path, rules: list[Rule], history, eds: list[Edition], published: Path | None = None,
+          unchanged: set[str] = frozenset()) -> None:
     """Every JSON file of a run into `out/json/` (a staging folder's). An edition's file that `published`
     (the published folder) already has with the same content is copied, not compressed again (the
-    compression was a fifth of the export stage's time, and a new edition leaves the others alone)."""
+    compression was a fifth of the export stage's time, and a new edition leaves the others alone); the
+    `unchanged` editions' files (pipeline/publish/grow.py: their rules, lineages and status are the published
+    ones) are copied without being made again."""
     folder = out / FOLDER
     index = remapper(rules, history, eds)
     by_edition: dict[str, list[Rule]] = {}
@@ -59,9 +62,12 @@ def write(out: Path, rules: list[Rule], history, eds: list[Edition], published: 
     lineage_of = lambda r: history.lineage.get(rule_key(r), "")  # noqa: E731
     kept = _published_editions(published) if published else {}
     for e in eds:
+        name = f"{EDITIONS}/{e.edition}.json.gz"
+        if e.edition in unchanged and name in kept and e.edition != index.latest:
+            write_atomic(folder / name, kept[name])
+            continue
         doc = edition_document(e.edition, edition_status(e), by_edition.get(e.edition, []), lineage_of)
         raw = (ENCODE(doc) + "\n").encode("utf-8")
-        name = f"{EDITIONS}/{e.edition}.json.gz"
         old = kept.get(name)
         packed = old if old is not None and gzip.decompress(old) == raw else \
             gzip.compress(raw, compresslevel=9, mtime=0)

@@ -1,0 +1,150 @@
+"""Tables that grow (pipeline/publish/grow.py): a run that adds an edition writes only the new rows of the big
+tables, and publishes what a cold run over the same corpus publishes: the same bytes for every CSV, Parquet
+and JSON file, the same rows for the database; a run killed while growing leaves the published run whole."""
+import json
+import shutil
+import sqlite3
+
+import pytest
+
+from pipeline import run as stages
+from pipeline.publish import grow
+from pipeline.publish import transaction as publish
+from conftest import RAW, archive_files, needs_archive
+
+pytestmark = [needs_archive, pytest.mark.slow]
+
+
+def corpus(folder, indexes):
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in folder.iterdir():
+        path.unlink()
+    for i in indexes:
+        shutil.copy(archive_files()[i], folder)
+    return folder
+
+
+def run(processed, folder, raw=RAW):
+    return stages.run_all(raw, [folder], processed, None, quiet=True)
+
+
+def sidecar(processed):
+    return json.loads((processed / grow.SIDECAR).read_text(encoding="utf-8"))
+
+
+def rows(database):
+    """Every table and view of a database, its rows sorted (rowids are not rows), and what a search finds."""
+    con = sqlite3.connect(database)
+    names = [n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
+                                       "AND name NOT LIKE 'texts_fts%' AND name NOT LIKE 'sqlite_%'")]
+    out = {n: sorted(map(repr, con.execute(f'SELECT * FROM "{n}"'))) for n in names}
+    out["schema"] = sorted(sql or "" for (sql,) in con.execute("SELECT sql FROM sqlite_master"))
+    out["search"] = sorted(con.execute("SELECT t.text_id FROM texts_fts AS f JOIN texts AS t ON t.rowid = f.rowid "
+                                       "WHERE texts_fts MATCH 'player OR creature OR damage OR mana'"))
+    con.execute("INSERT INTO texts_fts (texts_fts) VALUES ('integrity-check')")  # raises when out of step
+    con.close()
+    return out
+
+
+def assert_same_as_cold(grown, cold):
+    """Every published file byte-identical but the database (same rows) and the listing (which names the
+    database's bytes); the listing names the same files. (The stage files in .stages/ name the corpus
+    folder by its whole path: the two runs' folders differ.)"""
+    assert sorted(publish.listing(grown)) == sorted(publish.listing(cold))
+    names = [n for n in sorted(publish.listing(cold)) if not n.startswith(".stages/")]
+    different = [n for n in names if (grown / n).read_bytes() != (cold / n).read_bytes()]
+    assert different in ([], ["crdiff.sqlite"])
+    assert rows(grown / "crdiff.sqlite") == rows(cold / "crdiff.sqlite")
+    kept = {n: d for n, d in publish.listing(grown).items() if n in names and n != "crdiff.sqlite"}
+    assert kept == {n: d for n, d in publish.listing(cold).items() if n in names and n != "crdiff.sqlite"}
+
+
+@pytest.fixture(scope="module")
+def cold(tmp_path_factory):
+    """A cold run over editions 0-3 (the tables a grown run must match), without a cache."""
+    tmp = tmp_path_factory.mktemp("cold")
+    stages.run_all(RAW, [corpus(tmp / "arch", [0, 1, 2, 3])], tmp / "p", None, quiet=True, use_cache=False)
+    return tmp / "p"
+
+
+@pytest.mark.parametrize("before, tail", [([0, 1, 2], 3),  # the newest edition added: the common case
+                                          ([0, 1, 3], 2)])  # one inserted before the newest
+def test_a_run_that_adds_an_edition_publishes_what_a_cold_run_does(tmp_path, cold, before, tail):
+    folder = corpus(tmp_path / "arch", before)
+    run(tmp_path / "p", folder)
+    assert sidecar(tmp_path / "p")["tail"] == ""  # nothing published before: the whole export
+    run(tmp_path / "p", corpus(folder, [0, 1, 2, 3]))
+    assert sidecar(tmp_path / "p")["tail"] == archive_files()[tail].stem  # only from the added edition on
+    assert_same_as_cold(tmp_path / "p", cold)
+
+
+def test_a_changed_source_writes_its_edition_and_the_later_ones_again(tmp_path, cold):
+    folder = corpus(tmp_path / "arch", [0, 1, 2, 3])
+    edited = folder / archive_files()[1].name
+    text = edited.read_bytes()
+    edited.write_bytes(text.replace(b" player ", b" gamer "))  # many rules reworded: their texts go after
+    run(tmp_path / "p", folder)
+    edited.write_bytes(text)  # back as it was: the cold run's corpus
+    run(tmp_path / "p", folder)
+    assert sidecar(tmp_path / "p")["tail"] == archive_files()[1].stem
+    assert_same_as_cold(tmp_path / "p", cold)
+
+
+def test_a_sidecar_that_does_not_describe_the_published_files_is_not_used(tmp_path, cold):
+    folder = corpus(tmp_path / "arch", [0, 1, 2])
+    run(tmp_path / "p", folder)
+    stale = sidecar(tmp_path / "p")
+    stale["files"]["rules.csv"] = [1, "0" * 64]  # as if another run had published rules.csv since
+    (tmp_path / "p" / grow.SIDECAR).write_text(json.dumps(stale), encoding="utf-8")
+    run(tmp_path / "p", corpus(folder, [0, 1, 2, 3]))
+    assert sidecar(tmp_path / "p")["tail"] == ""
+    assert_same_as_cold(tmp_path / "p", cold)
+
+
+@pytest.mark.parametrize("where", ["csv", "database"])
+def test_a_run_killed_while_growing_leaves_the_published_run_whole_and_the_next_run_right(tmp_path, cold,
+                                                                                          monkeypatch, where):
+    folder = corpus(tmp_path / "arch", [0, 1, 2])
+    run(tmp_path / "p", folder)
+    before = {p.relative_to(tmp_path / "p"): p.read_bytes() for p in (tmp_path / "p").rglob("*")
+              if p.is_file() and ".cache" not in p.parts}
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt  # what a kill looks like to the code that was running
+
+    real_csv, real_texts = grow._write_csv, stages.Database.texts
+    if where == "csv":  # half of rules.csv's tail written, in the staging folder
+
+        def dies_midway(f, *args, **kwargs):
+            real_csv(f, *args, **kwargs)
+            killed()
+        monkeypatch.setattr(grow, "_write_csv", dies_midway)
+    else:  # the copy of the database grown, its texts not yet
+        monkeypatch.setattr(stages.Database, "texts", killed)
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path / "p", corpus(folder, [0, 1, 2, 3]))
+    after = {p.relative_to(tmp_path / "p"): p.read_bytes() for p in (tmp_path / "p").rglob("*")
+             if p.is_file() and ".cache" not in p.parts}
+    assert after == before  # the published run untouched, nothing left in staging
+    monkeypatch.setattr(grow, "_write_csv", real_csv)
+    monkeypatch.setattr(stages.Database, "texts", real_texts)
+    run(tmp_path / "p", folder)
+    assert sidecar(tmp_path / "p")["tail"] == archive_files()[3].stem
+    assert_same_as_cold(tmp_path / "p", cold)
+
+
+def test_the_tail_starts_at_the_first_edition_whose_digest_differs(tmp_path):
+    (tmp_path / ".cache").mkdir()
+    old = {"version": grow.VERSION, "files": {name: None for name in grow.files()},
+           "editions": {"2001": "a", "2002": "b", "2003": "c"}}
+    (tmp_path / grow.SIDECAR).write_text(json.dumps(old), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(publish, "verify", lambda *args, **kwargs: "")
+        assert grow.plan(tmp_path, {"2001": "a", "2002": "b", "2003": "c", "2004": "d"}).start == "2004"
+        assert grow.plan(tmp_path, {"2001": "a", "2002": "B", "2003": "c", "2004": "d"}).start == "2002"
+        assert grow.plan(tmp_path, {"2001": "a", "2003": "c"}).start == "2002"  # an edition gone
+        assert grow.plan(tmp_path, {"2000": "z", "2001": "a", "2002": "b", "2003": "c"}) is None  # one before all
+        assert grow.plan(tmp_path, {"2001": "x", "2002": "b", "2003": "c"}) is None  # the first one changed
+        old["version"] = 0
+        (tmp_path / grow.SIDECAR).write_text(json.dumps(old), encoding="utf-8")
+        assert grow.plan(tmp_path, {"2001": "a", "2002": "b", "2003": "c", "2004": "d"}) is None
