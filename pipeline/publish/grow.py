@@ -36,7 +36,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.atomic import replacing, write_atomic
+from pipeline.atomic import write_atomic, write_bytes_with
 from pipeline.errors import PipelineError
 from pipeline.publish import datapackage, export, parquet
 from pipeline.publish import transaction as publish
@@ -200,16 +200,19 @@ def write(data: pd.DataFrame, out: Path, name: str, editions: list[str], db, tex
 
 def _splice_csv(path: Path, data, name, editions, db, texts, readable, tail: Tail | None, file: str) -> list[list]:
     """path: the published bytes before the tail (or the header), then the tail's rows."""
-    with replacing(path, mode=0o644) as tmp, open(tmp, "wb") as raw:
+    marks = []
+
+    def write(raw):
         if tail is None:
             raw.write(_header(name, data, texts, readable).encode("utf-8"))
         else:
             with open(tail.published / f"{file}.csv", "rb") as src:
                 _copy(src, raw, tail.end(file))
         f = io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=True)
-        marks = _write_csv(f, data, name, editions, db, texts, readable)
+        marks.extend(_write_csv(f, data, name, editions, db, texts, readable))
         f.flush()
         f.detach()
+    write_bytes_with(path, write)
     return marks
 
 

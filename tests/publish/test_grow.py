@@ -3,7 +3,6 @@ tables, and publishes what a cold run over the same corpus publishes: the same b
 and JSON file, the same rows for the database; a run killed while growing leaves the published run whole."""
 import json
 import shutil
-import sqlite3
 
 import pytest
 
@@ -11,6 +10,7 @@ from pipeline import run as stages
 from pipeline.publish import grow
 from pipeline.publish import transaction as publish
 from conftest import RAW, archive_files, needs_archive
+from published import database_rows
 
 pytestmark = [needs_archive, pytest.mark.slow]
 
@@ -32,20 +32,6 @@ def sidecar(processed):
     return json.loads((processed / grow.SIDECAR).read_text(encoding="utf-8"))
 
 
-def rows(database):
-    """Every table and view of a database, its rows sorted (rowids are not rows), and what a search finds."""
-    con = sqlite3.connect(database)
-    names = [n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
-                                       "AND name NOT LIKE 'texts_fts%' AND name NOT LIKE 'sqlite_%'")]
-    out = {n: sorted(map(repr, con.execute(f'SELECT * FROM "{n}"'))) for n in names}
-    out["schema"] = sorted(sql or "" for (sql,) in con.execute("SELECT sql FROM sqlite_master"))
-    out["search"] = sorted(con.execute("SELECT t.text_id FROM texts_fts AS f JOIN texts AS t ON t.rowid = f.rowid "
-                                       "WHERE texts_fts MATCH 'player OR creature OR damage OR mana'"))
-    con.execute("INSERT INTO texts_fts (texts_fts) VALUES ('integrity-check')")  # raises when out of step
-    con.close()
-    return out
-
-
 def assert_same_as_cold(grown, cold):
     """Every published file byte-identical but the database (same rows) and the listing (which names the
     database's bytes); the listing names the same files. (The stage files in .stages/ name the corpus
@@ -54,7 +40,7 @@ def assert_same_as_cold(grown, cold):
     names = [n for n in sorted(publish.listing(cold)) if not n.startswith(".stages/")]
     different = [n for n in names if (grown / n).read_bytes() != (cold / n).read_bytes()]
     assert different in ([], ["crdiff.sqlite"])
-    assert rows(grown / "crdiff.sqlite") == rows(cold / "crdiff.sqlite")
+    assert database_rows(grown / "crdiff.sqlite") == database_rows(cold / "crdiff.sqlite")
     kept = {n: d for n, d in publish.listing(grown).items() if n in names and n != "crdiff.sqlite"}
     assert kept == {n: d for n, d in publish.listing(cold).items() if n in names and n != "crdiff.sqlite"}
 
