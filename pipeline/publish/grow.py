@@ -126,7 +126,10 @@ def remember(published: Path, marks: dict) -> None:
     they describe (a later run trusts them only while those are the published files)."""
     listed = publish.listing(published) or {}
     sidecar = {**marks, "version": VERSION, "files": {name: listed.get(name) for name in files()}}
-    write_atomic(published / SIDECAR, json.dumps(sidecar, sort_keys=True) + "\n")
+    try:
+        write_atomic(published / SIDECAR, json.dumps(sidecar, sort_keys=True) + "\n")
+    except PipelineError:  # the run is published: without its sidecar, the next export is whole, nothing worse
+        forget(published)
 
 
 def forget(published: Path) -> None:
