@@ -3,16 +3,24 @@ tables, and publishes what a cold run over the same corpus publishes: the same b
 and JSON file, the same rows for the database; a run killed while growing leaves the published run whole."""
 import json
 import shutil
+from types import SimpleNamespace
 
 import pytest
 
 from pipeline import run as stages
-from pipeline.publish import grow
+from pipeline.ingest.clean import compare_form
+from pipeline.publish import export, grow
+from pipeline.publish.database import Database
+from pipeline.records import Rule
 from pipeline.publish import transaction as publish
 from conftest import RAW, archive_files, needs_archive
 from published import database_rows
 
-pytestmark = [needs_archive, pytest.mark.slow]
+
+
+def on_archive(test):
+    """Runs on archive editions, and takes seconds."""
+    return needs_archive(pytest.mark.slow(test))
 
 
 def corpus(folder, indexes):
@@ -53,6 +61,7 @@ def cold(tmp_path_factory):
     return tmp / "p"
 
 
+@on_archive
 @pytest.mark.parametrize("before, tail", [([0, 1, 2], 3),  # the newest edition added: the common case
                                           ([0, 1, 3], 2)])  # one inserted before the newest
 def test_a_run_that_adds_an_edition_publishes_what_a_cold_run_does(tmp_path, cold, before, tail):
@@ -64,6 +73,7 @@ def test_a_run_that_adds_an_edition_publishes_what_a_cold_run_does(tmp_path, col
     assert_same_as_cold(tmp_path / "p", cold)
 
 
+@on_archive
 def test_a_changed_source_writes_its_edition_and_the_later_ones_again(tmp_path, cold):
     folder = corpus(tmp_path / "arch", [0, 1, 2, 3])
     edited = folder / archive_files()[1].name
@@ -76,6 +86,7 @@ def test_a_changed_source_writes_its_edition_and_the_later_ones_again(tmp_path, 
     assert_same_as_cold(tmp_path / "p", cold)
 
 
+@on_archive
 def test_a_sidecar_that_does_not_describe_the_published_files_is_not_used(tmp_path, cold):
     folder = corpus(tmp_path / "arch", [0, 1, 2])
     run(tmp_path / "p", folder)
@@ -87,6 +98,7 @@ def test_a_sidecar_that_does_not_describe_the_published_files_is_not_used(tmp_pa
     assert_same_as_cold(tmp_path / "p", cold)
 
 
+@on_archive
 @pytest.mark.parametrize("where", ["csv", "database"])
 def test_a_run_killed_while_growing_leaves_the_published_run_whole_and_the_next_run_right(tmp_path, cold,
                                                                                           monkeypatch, where):
@@ -134,3 +146,36 @@ def test_the_tail_starts_at_the_first_edition_whose_digest_differs(tmp_path):
         old["version"] = 0
         (tmp_path / grow.SIDECAR).write_text(json.dumps(old), encoding="utf-8")
         assert grow.plan(tmp_path, {"2001": "a", "2002": "b", "2003": "c", "2004": "d"}) is None
+
+
+def test_a_grown_glossary_names_a_wording_by_the_first_rule_with_its_words(tmp_path):
+    """A glossary row names the text_id of the first rule (in table order) with its text and examples; when two
+    kept rules have them, cut into sentences differently, a grown export must pick the same one as a cold one."""
+    words = "Mana is energy. It pays for spells."
+
+    def term(edition, sentences):
+        return Rule(edition, "s", "Mana", "glossary", "", "Mana", words, compare_form(words), sentences=sentences)
+    rules = [term("2001-01-01", (words,)), term("2002-01-01", ("Mana is energy.", "It pays for spells.")),
+             term("2003-01-01", (words,))]
+    history = SimpleNamespace(lineage={}, last_changed={})
+
+    def published(folder, kept, texts_of=None):
+        db = Database(folder)
+        texts = export.Texts()
+        db.add("rules", export.flatten(export.rule_rows(kept, history), "rules", texts))
+        db.add("texts", export.flatten(texts.frame(), "texts"))
+        db.close()
+        return texts
+    cold = published(tmp_path / "cold", rules)
+    cold_glossary = export.flatten(export.glossary_rows(rules[2:]), "glossary", cold)["text_id"].tolist()
+    published(tmp_path / "old", list(reversed(rules[:2])))  # the second cut first: the first rule is another
+    published(tmp_path / "two", rules[:2])
+    for folder, first in (("old", rules[1]), ("two", rules[0])):
+        db = Database(tmp_path / "grown", base=tmp_path / folder / "crdiff.sqlite")
+        db.keep_before("2003-01-01")
+        texts = export.Texts(db.definitions())
+        grown_glossary = export.flatten(export.glossary_rows(rules[2:]), "glossary", texts)["text_id"].tolist()
+        expected = export.Texts().keys("rules", export.flatten(export.rule_rows([first], history), "rules"))
+        assert grown_glossary == expected
+        db.abandon()
+    assert cold_glossary == grown_glossary  # the "two" case is the cold run's order
