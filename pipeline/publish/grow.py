@@ -103,7 +103,10 @@ def plan(published: Path, current: dict[str, str]) -> Tail | None:
     """The tail of this export, or None for the whole export: no sidecar, or one that does not describe
     the published files, or nothing to keep."""
     try:
-        old = json.loads((published / SIDECAR).read_text(encoding="utf-8"))
+        checksum, body = (published / SIDECAR).read_text(encoding="utf-8").split("\n", 1)
+        if hashlib.sha256(body.encode("utf-8")).hexdigest() != checksum:
+            return None  # damaged
+        old = json.loads(body)
         if old.get("version") != VERSION:
             return None
         listed = publish.listing(published) or {}
@@ -126,8 +129,9 @@ def remember(published: Path, marks: dict) -> None:
     they describe (a later run trusts them only while those are the published files)."""
     listed = publish.listing(published) or {}
     sidecar = {**marks, "version": VERSION, "files": {name: listed.get(name) for name in files()}}
-    try:
-        write_atomic(published / SIDECAR, json.dumps(sidecar, sort_keys=True) + "\n")
+    body = json.dumps(sidecar, sort_keys=True) + "\n"
+    try:  # its checksum first: a damaged sidecar is not used
+        write_atomic(published / SIDECAR, hashlib.sha256(body.encode("utf-8")).hexdigest() + "\n" + body)
     except PipelineError:  # the run is published: without its sidecar, the next export is whole, nothing worse
         forget(published)
 
@@ -157,8 +161,8 @@ def _write_csv(f, data: pd.DataFrame, name: str, editions: list[str], db, texts,
     """The rows of `data`, edition after edition, into the open text file `f` (no header): each
     edition's [edition, rows, offset, examples]. `readable`: as rules_text.csv."""
     marks = []
-    for edition, rows in _runs(data, editions):
-        marks.append([edition, len(rows), f.tell(), datapackage.summarize(rows)["examples"]])
+    for edition, rows in _runs(data, editions):  # (rules_text.csv has no summary in the data dictionary)
+        marks.append([edition, len(rows), f.tell(), {} if readable else datapackage.summarize(rows)["examples"]])
         for i in range(0, len(rows), export.CHUNK):
             chunk = rows.iloc[i:i + export.CHUNK]
             if readable:

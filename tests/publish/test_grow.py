@@ -1,6 +1,7 @@
 """Tables that grow (pipeline/publish/grow.py): a run that adds an edition writes only the new rows of the big
 tables, and publishes what a cold run over the same corpus publishes: the same bytes for every CSV, Parquet
 and JSON file, the same rows for the database; a run killed while growing leaves the published run whole."""
+import hashlib
 import json
 import shutil
 from types import SimpleNamespace
@@ -37,7 +38,14 @@ def run(processed, folder, raw=RAW):
 
 
 def sidecar(processed):
-    return json.loads((processed / grow.SIDECAR).read_text(encoding="utf-8"))
+    return json.loads((processed / grow.SIDECAR).read_text(encoding="utf-8").split("\n", 1)[1])
+
+
+def plant(processed, content: dict, checksum: str | None = None):
+    """A sidecar as `remember` writes it (its checksum, then its content); another `checksum`: a damaged one."""
+    body = json.dumps(content) + "\n"
+    checksum = checksum or hashlib.sha256(body.encode("utf-8")).hexdigest()
+    (processed / grow.SIDECAR).write_text(checksum + "\n" + body, encoding="utf-8")
 
 
 def assert_same_as_cold(grown, cold):
@@ -92,7 +100,7 @@ def test_a_sidecar_that_does_not_describe_the_published_files_is_not_used(tmp_pa
     run(tmp_path / "p", folder)
     stale = sidecar(tmp_path / "p")
     stale["files"]["rules.csv"] = [1, "0" * 64]  # as if another run had published rules.csv since
-    (tmp_path / "p" / grow.SIDECAR).write_text(json.dumps(stale), encoding="utf-8")
+    plant(tmp_path / "p", stale)
     run(tmp_path / "p", corpus(folder, [0, 1, 2, 3]))
     assert sidecar(tmp_path / "p")["tail"] == ""
     assert_same_as_cold(tmp_path / "p", cold)
@@ -135,7 +143,7 @@ def test_the_tail_starts_at_the_first_edition_whose_digest_differs(tmp_path):
     (tmp_path / ".cache").mkdir()
     old = {"version": grow.VERSION, "files": {name: None for name in grow.files()},
            "editions": {"2001": "a", "2002": "b", "2003": "c"}}
-    (tmp_path / grow.SIDECAR).write_text(json.dumps(old), encoding="utf-8")
+    plant(tmp_path, old)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(publish, "verify", lambda *args, **kwargs: "")
         assert grow.plan(tmp_path, {"2001": "a", "2002": "b", "2003": "c", "2004": "d"}).start == "2004"
@@ -143,8 +151,10 @@ def test_the_tail_starts_at_the_first_edition_whose_digest_differs(tmp_path):
         assert grow.plan(tmp_path, {"2001": "a", "2003": "c"}).start == "2002"  # an edition gone
         assert grow.plan(tmp_path, {"2000": "z", "2001": "a", "2002": "b", "2003": "c"}) is None  # one before all
         assert grow.plan(tmp_path, {"2001": "x", "2002": "b", "2003": "c"}) is None  # the first one changed
+        plant(tmp_path, old, checksum="0" * 64)  # damaged
+        assert grow.plan(tmp_path, {"2001": "a", "2002": "b", "2003": "c", "2004": "d"}) is None
         old["version"] = 0
-        (tmp_path / grow.SIDECAR).write_text(json.dumps(old), encoding="utf-8")
+        plant(tmp_path, old)
         assert grow.plan(tmp_path, {"2001": "a", "2002": "b", "2003": "c", "2004": "d"}) is None
 
 
