@@ -52,6 +52,12 @@ def write_atomic_with(path: Path, write) -> None:
         write(f)
 
 
+def write_bytes_with(path: Path, write, mode: int | None = None) -> None:
+    """Like write_atomic_with, for a writer of bytes (a grown file: published bytes copied, then text)."""
+    with replacing(path, mode) as tmp, open(tmp, "wb") as f:
+        write(f)
+
+
 def write_if_changed(path: Path, data: bytes | str) -> bool:
     """write_atomic, skipped when the file already holds exactly these bytes. Rewriting thousands
     of identical report pages is the slowest thing a re-render does."""

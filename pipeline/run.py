@@ -17,7 +17,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from pipeline.publish import datapackage
-from pipeline.publish import export
+from pipeline.publish import database, export, grow
 from pipeline.publish import jsonout
 from pipeline.publish import transaction as publish
 from pipeline.publish import stagefiles as stored
@@ -32,7 +32,8 @@ from pipeline.ingest.discover import discover, ingest
 from pipeline.ingest import stored as cleaning
 from pipeline.ingest.stored import CleanedFiles
 from pipeline.atomic import write_atomic
-from pipeline.records import Aligned, Edition, Ingested, Rule
+from pipeline.records import Aligned, Edition, Ingested, Rule, edition_status
+from pipeline import registry
 
 
 @dataclass
@@ -47,6 +48,7 @@ class Result:
     cache: tuple[int, int, int] = (0, 0, 0)  # (sources segmented now, read back, paragraphs analysed now)
     records: int = 0
     warnings: list[str] = field(default_factory=list)  # about the run itself (a damaged cache)
+    grown: dict = field(default_factory=dict)  # the export's marks, for the sidecar (pipeline/publish/grow.py)
 
 
 def progress_bar(quiet: bool, desc: str, unit: str = "file"):
@@ -104,6 +106,7 @@ def run_export(processed: Path, quiet: bool = False) -> Result:
         result.records = len(result.rules)
         _export(result, stored.load_aligned(processed), publish.begin(processed))
         publish.commit(processed, rid, "export")
+        _remember(processed, result)
     return result
 
 
@@ -114,6 +117,7 @@ def run_datasets(raw: Path, corpora: list[Path], processed: Path, quiet: bool = 
         rid = run_id(raw, corpora)
         result = _build(raw, corpora, publish.begin(processed), processed / CACHE_FILE if use_cache else None, quiet)
         publish.commit(processed, rid)
+        _remember(processed, result, use_cache)
     return result
 
 
@@ -228,48 +232,71 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     stored.save_segmented(out, result.rules, result.editions)
     aligned = _align(result, overrides, cache_file, quiet)
     stored.save_aligned(out, aligned)
-    _export(result, aligned, out)
+    _export(result, aligned, out, grows=cache_file is not None)
     return result
 
 
 @_collector_paused()
-def _export(result: Result, history, out: Path) -> None:
+def _export(result: Result, history, out: Path, grows: bool = True) -> None:
+    """Every table into `out` (a staging folder). With `grows`, the big tables keep the published rows of
+    the editions that did not change and only the later ones are written (pipeline/publish/grow.py)."""
     start = time.perf_counter()
     rules, eds = result.rules, result.editions
     records = Counter(s for r in rules for s in r.source.split(";"))
     _write_sources(result, out, records)
+    published = out.parent
+    code = code_hash("pipeline.run", LIBRARIES, (TEMPLATES, registry.TABLE.parent))  # the sets' names too
+    current = grow.digests(rules, history, result.sources_frame, code)
+    tail = grow.plan(published, current) if grows else None
+    grown = [r for r in rules if r.edition >= tail.start] if tail else rules
     tables = {  # built, written and freed one at a time: only a summary of each is kept
-        "rules": lambda: export.rule_rows(rules, history),
+        "rules": lambda: export.rule_rows(grown, history),
         "changes": lambda: export.change_rows(history, rules),
         "lineages": lambda: export.lineage_rows(rules, history, eds),
         "editions": lambda: export.edition_rows(eds, rules),
-        "references": lambda: export.reference_rows(rules),
+        "references": lambda: export.reference_rows(grown),
         "citations": lambda: export.citation_rows(rules, history, eds),
-        "glossary": lambda: export.glossary_rows(rules, history),
+        "glossary": lambda: export.glossary_rows(grown, history),
         "terminology": lambda: export.terminology_rows(history),
         "renumberings": lambda: export.renumbering_rows(history),
         "observations": lambda: export.observation_rows(history),
     }
     summaries = {"sources": datapackage.summarize(result.sources_frame),
                  "discards": datapackage.summarize(result.discards_frame)}
-    db = Database(out)
-    for name, frame in (("sources", result.sources_frame), ("discards", result.discards_frame)):
-        db.add(name, export.flatten(frame, name))
-    texts = export.Texts()  # the texts of rules and glossary, each once (in the CSV and the database)
-    tables["texts"] = texts.frame
+    db = Database(out, base=published / database.NAME if tail else None)
+    statuses = {e.edition: edition_status(e) for e in eds}
+    marks = {"editions": current, "statuses": statuses, "tables": {}, "sizes": {}, "tail": tail.start if tail else ""}
     try:
+        if tail:
+            db.keep_before(tail.start)
+        for name, frame in (("sources", result.sources_frame), ("discards", result.discards_frame)):
+            db.add(name, export.flatten(frame, name))
+        texts = export.Texts(db.definitions() if tail else None)  # each wording once (in the CSV and the database)
+        tables["texts"] = (lambda: export.frame("texts", db.texts(texts))) if tail else texts.frame
         for name, build in tables.items():
             data = build()
-            export.write_table(data, out, name, db, texts=texts)
-            summaries[name] = datapackage.summarize(data)
+            if name in grow.GROWN:
+                summaries[name] = grow.write(data, out, name, sorted(current), db, texts, tail, marks)
+            else:  # a grown database has its texts already
+                export.write_table(data, out, name, None if tail and name == "texts" else db, texts=texts)
+                summaries[name] = datapackage.summarize(data)
             del data
         db.close()
     except BaseException:
         db.abandon()
         raise
-    jsonout.write(out, rules, history, eds)
+    jsonout.write(out, rules, history, eds, published, tail.unchanged(statuses) if tail else set())
     datapackage.write(out, summaries)
+    result.grown = marks
     result.seconds["export"] = time.perf_counter() - start
+
+
+def _remember(processed: Path, result: Result | None, grows: bool = True) -> None:
+    """After a publication: the sidecar of the grown tables, for the next run (none without a cache)."""
+    if grows and result is not None and result.grown:
+        grow.remember(processed, result.grown)
+    else:
+        grow.forget(processed)
 
 
 def _write_sources(result: Result, processed: Path, records: Counter | None = None) -> None:
@@ -353,6 +380,7 @@ def run_all(raw: Path, corpora: list[Path], processed: Path, reports: Path | Non
                           progress=progress_bar(quiet, "report", "page"), run_id=rid)
             result.seconds["report"] = time.perf_counter() - start
         publish.commit(processed, rid)
+        _remember(processed, result, use_cache)
         if reports is not None:
             publish.commit(reports, rid)
         if use_cache:

@@ -19,6 +19,8 @@ timestamps.
 """
 from __future__ import annotations
 
+import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -50,6 +52,7 @@ SELECT r.edition, r.title AS term, r.occurrence, t.text AS definition, t.example
     r.source, r.line_start, r.line_end
 FROM rules AS r LEFT JOIN texts AS t ON t.text_id = r.text_id WHERE r.kind = 'glossary'"""
 VIEWS = {"glossary"}  # tables of the CSV that the database gives as views
+GROWN = ("rules", "references")  # tables a grown database keeps the earlier editions' rows of (publish/grow.py)
 # The rows `changes` leaves out (pipeline/publish/unchanged.py: a rule that goes on word for word under
 # the same number), rebuilt as `unchanged.continuations` does: each rule after the previous record of its
 # lineage (copies make no step), when no row of `changes` reaches it. Columns as in `changes`; a step
@@ -98,14 +101,62 @@ class Database:
     the database's own columns, adds the indexes, the search table and the view, and renames it
     into place."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, base: Path | None = None):
+        """With `base` (the published database), a copy of it to grow (`keep_before`), never the file itself."""
         self.path = folder / NAME
         self.tmp = temporary(self.path)
+        self.grown = base is not None
+        if base is not None:
+            with naming(self.path):
+                shutil.copyfile(base, self.tmp)
         self.con = sqlite3.connect(self.tmp, isolation_level=None)
         self.con.execute("PRAGMA journal_mode = OFF")  # a failed build is thrown away whole
         self.con.execute("PRAGMA synchronous = OFF")
         self.con.execute("BEGIN")
         self.created: set[str] = set()
+        if self.grown:
+            self.created = {t.name for t in TABLES if t.name not in VIEWS}
+
+    def keep_before(self, edition: str) -> None:
+        """Of a grown database, keep the rows of the grown tables' editions before `edition` and no row of
+        the other tables (written whole again)."""
+        for table in (t.name for t in TABLES if t.name not in VIEWS and t.name != "texts"):
+            if table in GROWN:
+                self.con.execute(f'DELETE FROM "{table}" WHERE edition >= ?', (edition,))
+            else:
+                self.con.execute(f'DELETE FROM "{table}"')
+
+    def definitions(self) -> dict[tuple[str, str], str]:
+        """(text, examples) -> the text_id of the first rule (in the table's order) with them, over the rules
+        kept: what `export.Texts` knows of them once it has seen those rules."""
+        found: dict[tuple[str, str], list[str]] = {}
+        for text_id, text, examples in self.con.execute(
+                "SELECT text_id, text, examples FROM texts AS t WHERE EXISTS "
+                "(SELECT 1 FROM rules AS r WHERE r.text_id = t.text_id)"):
+            found.setdefault((text or "", examples or "[]"), []).append(text_id)
+        out = {}
+        for wording, ids in found.items():
+            if len(ids) > 1:  # the same text and examples cut into other sentences: the first rule's
+                marks = ", ".join("?" * len(ids))
+                ids = [self.con.execute(f"SELECT text_id FROM rules WHERE text_id IN ({marks}) ORDER BY rowid "
+                                        "LIMIT 1", ids).fetchone()[0]]
+            out[wording] = ids[0]
+        return out
+
+    def texts(self, texts) -> list[dict]:
+        """Of a grown database: the wordings of `texts` (an `export.Texts` of the rules written again) added,
+        those no rule names any more removed, the search index kept in step; the texts table's rows."""
+        before = self.con.execute("SELECT coalesce(max(rowid), 0) FROM texts").fetchone()[0]
+        self.con.executemany("INSERT OR IGNORE INTO texts (text_id, text, examples, sentences) VALUES (?, ?, ?, ?)",
+                             ((k, *(None if v == "" else v for v in w)) for k, w in sorted(texts.wording.items())))
+        self.con.execute("INSERT INTO texts_fts (rowid, text) SELECT rowid, text FROM texts WHERE rowid > ?", (before,))
+        unused = self.con.execute("SELECT rowid, text FROM texts AS t WHERE NOT EXISTS "
+                                  "(SELECT 1 FROM rules AS r WHERE r.text_id = t.text_id)").fetchall()
+        self.con.executemany("INSERT INTO texts_fts (texts_fts, rowid, text) VALUES ('delete', ?, ?)", unused)
+        self.con.executemany("DELETE FROM texts WHERE rowid = ?", [(rowid,) for rowid, _ in unused])
+        return [{"text_id": k, "text": text or "", "examples": json.loads(examples), "sentences": json.loads(sentences)}
+                for k, text, examples, sentences in self.con.execute(
+                    "SELECT text_id, text, examples, sentences FROM texts ORDER BY text_id")]
 
     def add(self, name: str, flat) -> None:
         """Rows of a table, flattened as for the CSV (lists as JSON text); the database's own
@@ -121,6 +172,15 @@ class Database:
         self.con.executemany(f'INSERT INTO "{name}" ({names}) VALUES ({marks})', zip(*columns))
 
     def close(self) -> None:
+        if self.grown:  # tables, indexes, search table and views are there: the new rows' wordings only
+            with naming(self.path):
+                self.con.execute(NAMED)
+                self.con.execute(CHANGE_TEXTS)
+                self.con.execute("DROP INDEX named")
+                self.con.execute("COMMIT")
+                self.con.close()
+                into_place(self.tmp, self.path, mode=0o644)
+            return
         with naming(self.path):
             for table in (in_database(t) for t in TABLES if t.name not in VIEWS):
                 if table.name not in self.created:

@@ -265,10 +265,12 @@ class Texts:
     hash, so the same wording has the same key in every run and edition. The CSV and database rows
     of rules and glossary name their wording by it."""
 
-    def __init__(self):
+    def __init__(self, definition: dict[tuple[str, str], str] | None = None):
         self.key_of: dict[tuple[str, str, str], str] = {}
         self.wording: dict[str, tuple[str, str, str]] = {}
-        self.definition: dict[tuple[str, str], str] = {}  # (text, examples) -> a key with them
+        # (text, examples) -> the key of the first rule with them: a glossary entry's wording. Given when
+        # only a tail of the rules is flattened (pipeline/publish/grow.py): the earlier rules' keys come first.
+        self.definition: dict[tuple[str, str], str] = dict(definition or {})
 
     def keys(self, name: str, flat: pd.DataFrame) -> list[str]:
         """The keys of a flattened chunk's wordings (a glossary entry's: of the rule it is, whose
@@ -357,9 +359,9 @@ READABLE = ("edition", "kind", "rule_id", "occurrence", "title", "text", "exampl
             "line_start", "line_end")
 
 
-def write_readable(f, chunks: list[pd.DataFrame]) -> None:
+def write_readable(f, chunks: list[pd.DataFrame], header: bool = True) -> None:
     """The rules one per row with their title, text and examples (one per line in the cell)."""
     for n, chunk in enumerate(chunks):
         rows = chunk[list(READABLE)].copy()
         rows["examples"] = ["\n".join(e) for e in rows["examples"]]
-        rows.to_csv(f, index=False, header=n == 0, lineterminator="\r\n")
+        rows.to_csv(f, index=False, header=header and n == 0, lineterminator="\r\n")

@@ -19,6 +19,8 @@ from collections import Counter
 from pathlib import Path
 
 from pipeline import registry
+from pipeline.errors import PipelineError
+from pipeline.publish import transaction as publish
 from pipeline.publish.remap import UNNUMBERED, Remapper
 from pipeline.records import Edition, Rule, edition_status, rule_key
 from pipeline.ruleid import sort_key
@@ -45,24 +47,49 @@ def remapper(rules: list[Rule], history, eds: list[Edition]) -> Remapper:
     return Remapper(rows, steps, ((e.edition, edition_status(e)) for e in eds))
 
 
-def write(out: Path, rules: list[Rule], history, eds: list[Edition]) -> None:
-    """Every JSON file of a run into `out/json/` (a staging folder's)."""
+def write(out: Path, rules: list[Rule], history, eds: list[Edition], published: Path | None = None,
+          unchanged: set[str] = frozenset()) -> None:
+    """Every JSON file of a run into `out/json/` (a staging folder's). An edition's file that `published`
+    (the published folder) already has with the same content is copied, not compressed again (the
+    compression was a fifth of the export stage's time, and a new edition leaves the others alone); the
+    `unchanged` editions' files (pipeline/publish/grow.py: their rules, lineages and status are the published
+    ones) are copied without being made again."""
     folder = out / FOLDER
     index = remapper(rules, history, eds)
     by_edition: dict[str, list[Rule]] = {}
     for r in rules:
         by_edition.setdefault(r.edition, []).append(r)
     lineage_of = lambda r: history.lineage.get(rule_key(r), "")  # noqa: E731
+    kept = _published_editions(published) if published else {}
     for e in eds:
+        name = f"{EDITIONS}/{e.edition}.json.gz"
+        if e.edition in unchanged and name in kept and e.edition != index.latest:
+            write_atomic(folder / name, kept[name])
+            continue
         doc = edition_document(e.edition, edition_status(e), by_edition.get(e.edition, []), lineage_of)
         raw = (ENCODE(doc) + "\n").encode("utf-8")
-        write_atomic(folder / EDITIONS / f"{e.edition}.json.gz", gzip.compress(raw, compresslevel=9, mtime=0))
+        old = kept.get(name)
+        packed = old if old is not None and gzip.decompress(old) == raw else \
+            gzip.compress(raw, compresslevel=9, mtime=0)
+        write_atomic(folder / name, packed)
         if e.edition == index.latest:
             write_atomic(folder / "current.json", raw)
     write_atomic(folder / "changes.json", ENCODE(changes_document(history.changes, index.editions)) + "\n")
     write_atomic(folder / "lineages.json", ENCODE(lineages_document(index, history.changes)) + "\n")
     for name in sorted({schema for schema, _ in FILES.values()}):
         write_atomic(folder / name, (SCHEMAS / name).read_bytes())
+
+
+def _published_editions(published: Path) -> dict[str, bytes]:
+    """The bytes of the published editions' files (under their names in `json/`), only those the published
+    run listed and that are still the files it wrote."""
+    prefix = f"{FOLDER}/"
+    names = [n for n in publish.listing(published) or {} if n.startswith(f"{prefix}{EDITIONS}/")]
+    try:
+        publish.verify(published, names, quick=True)
+        return {n.removeprefix(prefix): (published / n).read_bytes() for n in names}
+    except (OSError, PipelineError):
+        return {}
 
 
 def edition_document(edition: str, status: str, records: list[Rule], lineage_of) -> dict:

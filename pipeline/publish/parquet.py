@@ -90,6 +90,15 @@ ROW_GROUP = 200_000
 DICTIONARY_BYTES = 8 << 20
 
 
+def write_arrow(folder: Path, name: str, table: pa.Table) -> None:
+    """name.parquet from a whole Arrow table in 5,000-row batches (pipeline/publish/grow.py): the row
+    groups and pages `write` makes of the same rows, so the same bytes."""
+    with replacing(folder / f"{name}.parquet", mode=0o644) as tmp, \
+            pq.ParquetWriter(tmp, arrow_schema(BY_NAME[name]), compression="zstd",
+                             dictionary_pagesize_limit=DICTIONARY_BYTES) as writer:
+        writer.write_table(table, row_group_size=ROW_GROUP)
+
+
 def write(folder: Path, name: str, chunks, file: str | None = None) -> None:
     """name.parquet (or file.parquet) from the chunks of table `name`'s frame, under a temporary
     name renamed into place."""

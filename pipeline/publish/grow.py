@@ -1,0 +1,248 @@
+"""Tables that grow: a run that adds an edition after those the published run holds writes only the new
+edition's rows of the big tables and puts them after the published rows, instead of writing every row again.
+
+The grown tables are `rules` (with `rules_text.csv`), `references` and `glossary`: their rows are in edition
+order and each row is made from its own edition's records and, through the history, its rule's `lineage_id`
+and `last_changed`. Every export (cold or not) records, per edition, a digest of what makes its rows (the
+code's fingerprint, the rows of the sources its records come from, the lineage and last change of each of
+its rules), where its rows start in each CSV and how many there are (`.cache/export.json`, the sidecar,
+written after the publication, naming the published files it describes by their listed digests). The next
+export compares the digests: the editions before the first one that differs (new, changed, removed) are
+kept as published, byte for byte; from that edition on, rows are written again (`Tail`). The seeds' copy
+edition of 2025-06-06 comes after the simulated editions and is written again each time; an edition
+inserted in the middle makes the tail start there; a change of code, of a source, of an override that
+moves a lineage, or a sidecar that does not describe the published files, makes it start at the first
+edition: the whole export, as before.
+
+A grown file is made in the staging folder (the published bytes up to the tail copied, the tail appended),
+never in place, so all-or-nothing publication and the run lock hold as for any file. CSV and Parquet files
+are byte-identical to a cold run's; the database (copied, its tail rows deleted and inserted again, its
+small tables replaced, new texts indexed) has the same rows, not the same bytes (no VACUUM, rowids of new
+texts after the old ones). The small tables (editions, lineages, changes, citations, texts, ...) whose old
+rows do change with a new edition (a lineage's last edition, a copy's observed edition, a citation's
+number in the latest edition) are written whole from the records, as before.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import shutil
+from dataclasses import dataclass
+from itertools import groupby
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.atomic import write_atomic, write_bytes_with
+from pipeline.errors import PipelineError
+from pipeline.publish import datapackage, export, parquet
+from pipeline.publish import transaction as publish
+from pipeline.records import rule_key
+from pipeline.schema import BY_NAME
+
+SIDECAR = ".cache/export.json"
+VERSION = 1
+GROWN = ("rules", "references", "glossary")
+READABLE = export.READABLE_FILE.removesuffix(".csv")  # rules_text: the rules' CSV for a spreadsheet
+DATABASE = "crdiff.sqlite"
+
+
+def files() -> list[str]:
+    """The published files a tail is spliced onto."""
+    return [f"{name}.{kind}" for name in GROWN for kind in ("csv", "parquet")] + [f"{READABLE}.csv", DATABASE]
+
+
+def digests(rules, history, sources: pd.DataFrame, code: str) -> dict[str, str]:
+    """Per edition, a digest of what its rows of the grown tables are made from: the code, the sources
+    rows of its records' sources (bytes, dating, kind, counts), and each rule's lineage and last change."""
+    source_rows = {row["source_id"]: json.dumps(row, sort_keys=True, default=str)
+                   for row in sources.to_dict("records")}
+    lineage, changed = history.lineage, history.last_changed
+    out = {}
+    for edition, group in groupby(rules, key=lambda r: r.edition):
+        group = list(group)
+        keys = [rule_key(r) for r in group]
+        used = sorted({s for r in group for s in r.source.split(";")})
+        h = hashlib.sha256(f"{code}\0{len(group)}\0".encode())
+        h.update("\0".join(source_rows.get(s, s) for s in used).encode())
+        h.update("\0".join([lineage.get(k, "") for k in keys]).encode())
+        h.update("\0".join([changed.get(k, "") for k in keys]).encode())
+        out[edition] = h.hexdigest()
+    return out
+
+
+@dataclass
+class Tail:
+    """Where the rows written again start: `start`, the first edition whose digest differs; every row
+    of an earlier edition is the published one (`old`: the sidecar of the published run)."""
+    start: str
+    published: Path
+    old: dict
+
+    def kept(self, name: str) -> list[list]:
+        """The published [edition, rows, csv offset, examples] of the editions before `start`."""
+        return [m for m in self.old["tables"][name] if m[0] < self.start]
+
+    def unchanged(self, statuses: dict[str, str]) -> set[str]:
+        """The editions before `start` whose status is the published one: their JSON file is the published one
+        (its rules, lineages, status and set the same)."""
+        old = self.old.get("statuses", {})
+        return {e for e, status in statuses.items() if e < self.start and old.get(e) == status}
+
+    def end(self, name: str) -> int:
+        """The byte offset in name.csv where the tail goes."""
+        marks = self.old["tables"][name]
+        later = [m[2] for m in marks if m[0] >= self.start]
+        return later[0] if later else self.old["sizes"][name]
+
+
+def plan(published: Path, current: dict[str, str]) -> Tail | None:
+    """The tail of this export, or None for the whole export: no sidecar, or one that does not describe
+    the published files, or nothing to keep."""
+    try:
+        checksum, body = (published / SIDECAR).read_text(encoding="utf-8").split("\n", 1)
+        if hashlib.sha256(body.encode("utf-8")).hexdigest() != checksum:
+            return None  # damaged
+        old = json.loads(body)
+        if old.get("version") != VERSION:
+            return None
+        listed = publish.listing(published) or {}
+        if any(old["files"].get(name) != listed.get(name) for name in files()):
+            return None  # the sidecar of another run
+        publish.verify(published, files(), quick=True)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, PipelineError):
+        return None
+    editions = sorted(set(old["editions"]) | set(current))
+    start = next((e for e in editions if old["editions"].get(e) != current.get(e)), None)
+    if start is None:
+        start = "\uffff"  # nothing differs: every row is kept
+    if not editions or start <= editions[0]:
+        return None
+    return Tail(start, published, old)
+
+
+def remember(published: Path, marks: dict) -> None:
+    """Write the sidecar of the run just published: its marks, and the listed digests of the files
+    they describe (a later run trusts them only while those are the published files)."""
+    listed = publish.listing(published) or {}
+    sidecar = {**marks, "version": VERSION, "files": {name: listed.get(name) for name in files()}}
+    body = json.dumps(sidecar, sort_keys=True) + "\n"
+    try:  # its checksum first: a damaged sidecar is not used
+        write_atomic(published / SIDECAR, hashlib.sha256(body.encode("utf-8")).hexdigest() + "\n" + body)
+    except PipelineError:  # the run is published: without its sidecar, the next export is whole, nothing worse
+        forget(published)
+
+
+def forget(published: Path) -> None:
+    (published / SIDECAR).unlink(missing_ok=True)
+
+
+def _runs(data: pd.DataFrame, editions: list[str]):
+    """(edition, its rows) for each edition in order (none for an edition with no rows); the rows must be
+    in edition order, as the tables write them."""
+    values = data["edition"].tolist()
+    if values != sorted(values):
+        raise PipelineError(f"rows not in edition order: cannot be grown ({values[:1]})")
+    at = 0
+    for edition in editions:
+        n = 0
+        while at + n < len(values) and values[at + n] == edition:
+            n += 1
+        yield edition, data.iloc[at:at + n]
+        at += n
+    if at != len(values):
+        raise PipelineError("rows of an edition without a digest: cannot be grown")
+
+
+def _write_csv(f, data: pd.DataFrame, name: str, editions: list[str], db, texts, readable: bool) -> list[list]:
+    """The rows of `data`, edition after edition, into the open text file `f` (no header): each
+    edition's [edition, rows, offset, examples]. `readable`: as rules_text.csv."""
+    marks = []
+    for edition, rows in _runs(data, editions):  # (rules_text.csv has no summary in the data dictionary)
+        marks.append([edition, len(rows), f.tell(), {} if readable else datapackage.summarize(rows)["examples"]])
+        for i in range(0, len(rows), export.CHUNK):
+            chunk = rows.iloc[i:i + export.CHUNK]
+            if readable:
+                export.write_readable(f, [chunk], header=False)
+                continue
+            flat = export.flatten(chunk, name, texts)
+            flat.to_csv(f, index=False, header=False, lineterminator="\r\n")
+            if db is not None:
+                db.add(name, flat)
+    return marks
+
+
+def _header(name: str, data: pd.DataFrame, texts, readable: bool) -> str:
+    if readable:
+        return data.iloc[:0][list(export.READABLE)].to_csv(index=False, lineterminator="\r\n")
+    return export.flatten(data.iloc[:0], name, texts).to_csv(index=False, lineterminator="\r\n")
+
+
+def write(data: pd.DataFrame, out: Path, name: str, editions: list[str], db, texts, tail: Tail | None,
+          marks: dict) -> dict:
+    """Table `name` (a grown one) into `out`: CSV and Parquet, its rows into `db`; with `tail`, `data`
+    holds only the tail's rows and the published files give the rest. Records the marks; returns the
+    table's summary for the data dictionary."""
+    editions = [e for e in editions if tail is None or e >= tail.start]
+    chunks = [data.iloc[i:i + export.CHUNK] for i in range(0, len(data), export.CHUNK)] or [data]
+    if tail is None:
+        parquet.write(out, name, chunks)
+    else:
+        _splice_parquet(out, name, chunks, sum(m[1] for m in tail.kept(name)), tail)
+    for file, readable in [(name, False)] + ([(READABLE, True)] if name == "rules" else []):
+        marks["tables"][file] = (tail.kept(file) if tail else []) + _splice_csv(
+            out / f"{file}.csv", data, name, editions, None if readable else db, texts, readable, tail, file)
+        marks["sizes"][file] = (out / f"{file}.csv").stat().st_size
+    rows = marks["tables"][name]
+    examples: dict[str, str] = {}
+    for *_, seen in rows:
+        for column, value in seen.items():
+            if value and not examples.get(column):
+                examples[column] = value
+    return {"rows": sum(m[1] for m in rows), "examples": {c: examples.get(c, "") for c in BY_NAME[name].names}}
+
+
+def _splice_csv(path: Path, data, name, editions, db, texts, readable, tail: Tail | None, file: str) -> list[list]:
+    """path: the published bytes before the tail (or the header), then the tail's rows."""
+    marks = []
+
+    def write(raw):
+        if tail is None:
+            raw.write(_header(name, data, texts, readable).encode("utf-8"))
+        else:
+            with open(tail.published / f"{file}.csv", "rb") as src:
+                _copy(src, raw, tail.end(file))
+        f = io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=True)
+        marks.extend(_write_csv(f, data, name, editions, db, texts, readable))
+        f.flush()
+        f.detach()
+    write_bytes_with(path, write)
+    return marks
+
+
+def _copy(src, dst, size: int) -> None:
+    left = size
+    while left:
+        block = src.read(min(left, 1 << 22))
+        if not block:
+            raise PipelineError("a published file is shorter than its sidecar says", path=Path(src.name))
+        dst.write(block)
+        left -= len(block)
+
+
+def _splice_parquet(out: Path, name: str, chunks, kept_rows: int, tail: Tail) -> None:
+    """name.parquet: the published file's first `kept_rows` rows and the tail's, in the row groups and
+    5,000-row batches a cold run writes them in, so the file has the same bytes."""
+    schema = parquet.arrow_schema(BY_NAME[name])
+    head = pq.read_table(tail.published / f"{name}.parquet").slice(0, kept_rows).cast(schema)
+    parts = [head] + [parquet.arrow_table(name, c) for c in chunks if len(c)]
+    whole = pa.concat_tables(parts).combine_chunks()
+    whole = pa.Table.from_batches(whole.to_batches(max_chunksize=export.CHUNK), schema=schema)
+    parquet.write_arrow(out, name, whole)
+
+
+def copy_database(tail: Tail, target: Path) -> None:
+    shutil.copyfile(tail.published / DATABASE, target)
