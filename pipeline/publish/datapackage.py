@@ -33,8 +33,9 @@ Every table comes in two files and one database, with the same rows in the same 
   fields as JSON strings; booleans `True`/`False`; dates ISO `YYYY-MM-DD`; an empty field is a
   missing value), described by `datapackage.json` (Frictionless: every column's type, primary and
   foreign keys; the tests validate it).
-- `rules_text.csv`: the rules with their title, text and examples (one per line in the cell) in
-  place, for a spreadsheet: `rules.csv` names the wording by `text_id`, as the database does.
+- An edition's rules with their wording in place, for a spreadsheet: the database's canned query
+  `edition` (`make serve`, then its CSV link), or `sqlite3 -header -csv crdiff.sqlite` with that
+  query; `rules.csv` names the wording by `text_id`, and `texts.csv` holds each wording once.
 - `crdiff.sqlite`: the CSV's tables in one SQLite database with their primary and foreign keys,
   indexes on `edition`, `rule_id`, `lineage_id` and `text_id` (and the change columns), full-text
   search (FTS5: `texts_fts` over every distinct rule text and glossary definition), the view

@@ -349,19 +349,3 @@ def write_table(data: pd.DataFrame, folder: Path, name: str, db: Database | None
         parquet.write(folder, name, chunks, file)
     if "csv" in formats:
         write_atomic_with(folder / f"{file}.csv", csv)
-        if name == "rules":
-            write_atomic_with(folder / READABLE_FILE, lambda f: write_readable(f, chunks))
-
-
-# rules_text.csv: the rules with their wording, for a spreadsheet (rules.csv names it by text_id)
-READABLE_FILE = "rules_text.csv"
-READABLE = ("edition", "kind", "rule_id", "occurrence", "title", "text", "examples", "lineage_id", "source",
-            "line_start", "line_end")
-
-
-def write_readable(f, chunks: list[pd.DataFrame], header: bool = True) -> None:
-    """The rules one per row with their title, text and examples (one per line in the cell)."""
-    for n, chunk in enumerate(chunks):
-        rows = chunk[list(READABLE)].copy()
-        rows["examples"] = ["\n".join(e) for e in rows["examples"]]
-        rows.to_csv(f, index=False, header=header and n == 0, lineterminator="\r\n")

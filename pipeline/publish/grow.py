@@ -1,7 +1,7 @@
 """Tables that grow: a run that adds an edition after those the published run holds writes only the new
 edition's rows of the big tables and puts them after the published rows, instead of writing every row again.
 
-The grown tables are `rules` (with `rules_text.csv`), `references` and `glossary`: their rows are in edition
+The grown tables are `rules`, `references` and `glossary`: their rows are in edition
 order and each row is made from its own edition's records and, through the history, its rule's `lineage_id`
 and `last_changed`. Every export (cold or not) records, per edition, a digest of what makes its rows (the
 code's fingerprint, the rows of the sources its records come from, the lineage and last change of each of
@@ -46,13 +46,12 @@ from pipeline.schema import BY_NAME
 SIDECAR = ".cache/export.json"
 VERSION = 1
 GROWN = ("rules", "references", "glossary")
-READABLE = export.READABLE_FILE.removesuffix(".csv")  # rules_text: the rules' CSV for a spreadsheet
 DATABASE = "crdiff.sqlite"
 
 
 def files() -> list[str]:
     """The published files a tail is spliced onto."""
-    return [f"{name}.{kind}" for name in GROWN for kind in ("csv", "parquet")] + [f"{READABLE}.csv", DATABASE]
+    return [f"{name}.{kind}" for name in GROWN for kind in ("csv", "parquet")] + [DATABASE]
 
 
 def digests(rules, history, sources: pd.DataFrame, code: str) -> dict[str, str]:
@@ -157,17 +156,14 @@ def _runs(data: pd.DataFrame, editions: list[str]):
         raise PipelineError("rows of an edition without a digest: cannot be grown")
 
 
-def _write_csv(f, data: pd.DataFrame, name: str, editions: list[str], db, texts, readable: bool) -> list[list]:
+def _write_csv(f, data: pd.DataFrame, name: str, editions: list[str], db, texts) -> list[list]:
     """The rows of `data`, edition after edition, into the open text file `f` (no header): each
-    edition's [edition, rows, offset, examples]. `readable`: as rules_text.csv."""
+    edition's [edition, rows, offset, examples]."""
     marks = []
-    for edition, rows in _runs(data, editions):  # (rules_text.csv has no summary in the data dictionary)
-        marks.append([edition, len(rows), f.tell(), {} if readable else datapackage.summarize(rows)["examples"]])
+    for edition, rows in _runs(data, editions):
+        marks.append([edition, len(rows), f.tell(), datapackage.summarize(rows)["examples"]])
         for i in range(0, len(rows), export.CHUNK):
             chunk = rows.iloc[i:i + export.CHUNK]
-            if readable:
-                export.write_readable(f, [chunk], header=False)
-                continue
             flat = export.flatten(chunk, name, texts)
             flat.to_csv(f, index=False, header=False, lineterminator="\r\n")
             if db is not None:
@@ -175,9 +171,7 @@ def _write_csv(f, data: pd.DataFrame, name: str, editions: list[str], db, texts,
     return marks
 
 
-def _header(name: str, data: pd.DataFrame, texts, readable: bool) -> str:
-    if readable:
-        return data.iloc[:0][list(export.READABLE)].to_csv(index=False, lineterminator="\r\n")
+def _header(name: str, data: pd.DataFrame, texts) -> str:
     return export.flatten(data.iloc[:0], name, texts).to_csv(index=False, lineterminator="\r\n")
 
 
@@ -192,10 +186,9 @@ def write(data: pd.DataFrame, out: Path, name: str, editions: list[str], db, tex
         parquet.write(out, name, chunks)
     else:
         _splice_parquet(out, name, chunks, sum(m[1] for m in tail.kept(name)), tail)
-    for file, readable in [(name, False)] + ([(READABLE, True)] if name == "rules" else []):
-        marks["tables"][file] = (tail.kept(file) if tail else []) + _splice_csv(
-            out / f"{file}.csv", data, name, editions, None if readable else db, texts, readable, tail, file)
-        marks["sizes"][file] = (out / f"{file}.csv").stat().st_size
+    marks["tables"][name] = (tail.kept(name) if tail else []) + _splice_csv(
+        out / f"{name}.csv", data, name, editions, db, texts, tail)
+    marks["sizes"][name] = (out / f"{name}.csv").stat().st_size
     rows = marks["tables"][name]
     examples: dict[str, str] = {}
     for *_, seen in rows:
@@ -205,18 +198,18 @@ def write(data: pd.DataFrame, out: Path, name: str, editions: list[str], db, tex
     return {"rows": sum(m[1] for m in rows), "examples": {c: examples.get(c, "") for c in BY_NAME[name].names}}
 
 
-def _splice_csv(path: Path, data, name, editions, db, texts, readable, tail: Tail | None, file: str) -> list[list]:
+def _splice_csv(path: Path, data, name, editions, db, texts, tail: Tail | None) -> list[list]:
     """path: the published bytes before the tail (or the header), then the tail's rows."""
     marks = []
 
     def write(raw):
         if tail is None:
-            raw.write(_header(name, data, texts, readable).encode("utf-8"))
+            raw.write(_header(name, data, texts).encode("utf-8"))
         else:
-            with open(tail.published / f"{file}.csv", "rb") as src:
-                _copy(src, raw, tail.end(file))
+            with open(tail.published / f"{name}.csv", "rb") as src:
+                _copy(src, raw, tail.end(name))
         f = io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=True)
-        marks.extend(_write_csv(f, data, name, editions, db, texts, readable))
+        marks.extend(_write_csv(f, data, name, editions, db, texts))
         f.flush()
         f.detach()
     write_bytes_with(path, write)
