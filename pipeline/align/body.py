@@ -170,7 +170,7 @@ def _rest_follows(old, new, n, found, extra, both, allowed) -> list[Match]:
         if _names_another(uo.get(i, ()), un.get(j, ())):
             continue  # the same pattern about another thing (Investigate's Clue, then the Blood token)
         kept = [u for k in went[i] for u in un.get(k, ())]
-        theirs = frozenset().union(*(u.words for u in un.get(j, ()) if u.part != "example"))
+        theirs = _said(un.get(j, ()))[0]
         for u in uo.get(i, ()):
             if u.part == "example" or any(alike(u, t, inside=True) for t in kept):
                 continue
@@ -379,25 +379,26 @@ def _parent_map(old, new, found) -> dict[str, str]:
     return out
 
 
+def _said(units_of) -> tuple[frozenset[str], frozenset[str]]:
+    """The words and the rare words of a rule's text (its sentences, not its examples)."""
+    said = [u for u in units_of if u.part != "example"]
+    return frozenset().union(*(u.words for u in said)), frozenset().union(*(u.rare for u in said))
+
+
 def _names_another(a, b) -> bool:
     """Two rules' sentences (Units) each name something the other lacks (a rare word): two rules on the
     same pattern (Investigate's Clue and the Blood token), not one."""
-    a, b = ([u for u in x if u.part != "example"] for x in (a, b))
-    words_a, words_b = (frozenset().union(*(u.words for u in x)) if x else frozenset() for x in (a, b))
-    rare_a, rare_b = (frozenset().union(*(u.rare for u in x)) if x else frozenset() for x in (a, b))
+    (words_a, rare_a), (words_b, rare_b) = _said(a), _said(b)
     return bool(rare_a - words_b) and bool(rare_b - words_a)
 
 
 def _same_subject(a, b, subject: frozenset[str]) -> bool:
     """Two rules' sentences (Units) speak of the same thing: they share a word of the section's title
     or a word rare in the edition, and neither names something the other lacks."""
-    if _names_another(a, b):
-        return False
-    a, b = ([u for u in x if u.part != "example"] for x in (a, b))  # the rule's text, not its examples
-    words_a, words_b = (frozenset().union(*(u.words for u in x)) if x else frozenset() for x in (a, b))
-    rare_a, rare_b = (frozenset().union(*(u.rare for u in x)) if x else frozenset() for x in (a, b))
-    shared = words_a & words_b
-    return bool(shared & (subject | rare_a | rare_b))
+    (words_a, rare_a), (words_b, rare_b) = _said(a), _said(b)
+    if (rare_a - words_b) and (rare_b - words_a):
+        return False  # each names something the other does not: two rules
+    return bool(words_a & words_b & (subject | rare_a | rare_b))
 
 
 def _reworded(old, new, o, n, found, extra, both, home, allowed) -> tuple[list[Match], list[Match]]:

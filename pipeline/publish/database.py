@@ -172,36 +172,36 @@ class Database:
         self.con.executemany(f'INSERT INTO "{name}" ({names}) VALUES ({marks})', zip(*columns))
 
     def close(self) -> None:
-        if self.grown:  # tables, indexes, search table and views are there: the new rows' wordings only
-            with naming(self.path):
-                self.con.execute(NAMED)
-                self.con.execute(CHANGE_TEXTS)
-                self.con.execute("DROP INDEX named")
-                self.con.execute("COMMIT")
-                self.con.close()
-                into_place(self.tmp, self.path, mode=0o644)
-            return
+        """Fill in the wording each change names and publish; a database built whole also gets its empty
+        tables, indexes, search table and views (a grown one has them: its new rows' wordings only)."""
+        whole = not self.grown
         with naming(self.path):
-            for table in (in_database(t) for t in TABLES if t.name not in VIEWS):
-                if table.name not in self.created:
-                    self.con.execute(create_sql(table))
+            if whole:
+                for table in (in_database(t) for t in TABLES if t.name not in VIEWS):
+                    if table.name not in self.created:
+                        self.con.execute(create_sql(table))
             self.con.execute(NAMED)
             self.con.execute(CHANGE_TEXTS)
             self.con.execute("DROP INDEX named")
-            for table in (in_database(t) for t in TABLES if t.name not in VIEWS):
-                for column in (c for c in FILTERED if c in table.names):
-                    if table.primary_key[:1] != (column,):  # the key's own index serves its first column
-                        columns = ", ".join(f'"{c}"' for c in (column, *ALSO.get((table.name, column), ())))
-                        self.con.execute(f'CREATE INDEX "{table.name}_{column}" ON "{table.name}" ({columns})')
-            self.con.execute(SEARCH)
-            self.con.execute("INSERT INTO texts_fts (rowid, text) SELECT rowid, text FROM texts")
-            self.con.execute(GLOSSARY)
-            self.con.execute(UNCHANGED)
-            self.con.execute(ALL_CHANGES)
+            if whole:
+                self._indexes_search_views()
             self.con.execute("COMMIT")
-            self.con.execute("VACUUM")
+            if whole:
+                self.con.execute("VACUUM")
             self.con.close()
             into_place(self.tmp, self.path, mode=0o644)
+
+    def _indexes_search_views(self) -> None:
+        for table in (in_database(t) for t in TABLES if t.name not in VIEWS):
+            for column in (c for c in FILTERED if c in table.names):
+                if table.primary_key[:1] != (column,):  # the key's own index serves its first column
+                    columns = ", ".join(f'"{c}"' for c in (column, *ALSO.get((table.name, column), ())))
+                    self.con.execute(f'CREATE INDEX "{table.name}_{column}" ON "{table.name}" ({columns})')
+        self.con.execute(SEARCH)
+        self.con.execute("INSERT INTO texts_fts (rowid, text) SELECT rowid, text FROM texts")
+        self.con.execute(GLOSSARY)
+        self.con.execute(UNCHANGED)
+        self.con.execute(ALL_CHANGES)
 
     def abandon(self) -> None:
         self.con.close()

@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import shutil
 from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
@@ -235,7 +234,3 @@ def _splice_parquet(out: Path, name: str, chunks, kept_rows: int, tail: Tail) ->
     whole = pa.concat_tables(parts).combine_chunks()
     whole = pa.Table.from_batches(whole.to_batches(max_chunksize=export.CHUNK), schema=schema)
     parquet.write_arrow(out, name, whole)
-
-
-def copy_database(tail: Tail, target: Path) -> None:
-    shutil.copyfile(tail.published / DATABASE, target)
