@@ -61,8 +61,10 @@ def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match],
     found += [Match(i, j, share, "traced", True) for i, j, share in traced.continued if allowed(i, j)]
     extra = [Match(i, j, share, "split", share < 60) for i, j, share in traced.splits if allowed(i, j)]
     extra += [Match(i, j, share, "merge", share < 60) for i, j, share in traced.merges if allowed(i, j)]
+    rewritten = _rewritten(old, new, o, n, found, forbid)
+    extra = _twins(rewritten, extra, both)
     involved = {m.old for m in extra} | {m.new for m in extra}
-    found += [m for m in _rewritten(old, new, o, n, found, forbid) if m.old not in involved and m.new not in involved]
+    found += [m for m in rewritten if m.old not in involved and m.new not in involved]
     if not whole:
         return found, extra
     more, merged = _reworded(old, new, o, n, found, extra, both, home, allowed)
@@ -418,6 +420,22 @@ def _reworded(old, new, o, n, found, extra, both, home, allowed) -> tuple[list[M
     continued, merges = reworded(old, new, ended, free, both, continuing, home, placed)
     return ([Match(i, j, share, "traced", True) for i, j, share in continued if allowed(i, j)],
             [Match(i, j, share, "merge", True) for i, j, share in merges if allowed(i, j)])
+
+
+def _twins(rewritten, extra, both) -> list[Match]:
+    """A rule rewritten at its number is not a piece of another old rule that said the same sentences
+    (2013 printed the vanguard life modifier as both 211.1 and 311.7, and 2020 reworded both): what
+    two rules both said is evidence for neither, and the number decides."""
+    uo, un = both
+    at = {m.new: m.old for m in rewritten}
+
+    def twin(x: Match) -> bool:
+        i = at.get(x.new)
+        if x.method != "split" or i is None or i == x.old:
+            return False
+        given = [u for u in uo.get(x.old, ()) if any(alike(u, t, inside=True) for t in un.get(x.new, ()))]
+        return bool(given) and not unexplained(given, uo.get(i, []))
+    return [x for x in extra if not twin(x)]
 
 
 def _pieces(old, new, o, n, found, forbid) -> list[Match]:

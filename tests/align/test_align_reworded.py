@@ -401,3 +401,25 @@ def test_a_rule_on_the_same_pattern_after_a_piece_is_added():
                   ("701.35", "Investigate"), ("701.35a", "Investigate means create a Clue token."))
     found, _ = changes_of(old, new)
     assert ("", "111.10g") in found and ("701.35a", "111.10g") not in found
+
+
+def test_of_two_rules_saying_the_same_each_continues_at_its_own_number():
+    """2013 printed the vanguard life modifier twice, as 211.1 and 311.7; 2020 reworded both. The
+    sentences both said are evidence for neither, so each continues at its number: 311.7 is not a piece
+    of 211.1 (and removed), it is modified."""
+    life = ("Each vanguard card has a life modifier printed in its lower right corner. This is a number preceded by "
+            "a plus sign, a number preceded by a minus sign, or a zero. This modifier is applied to the starting "
+            "life total of the vanguard card's owner (normally 20) to determine how much life that player begins "
+            "the game with.")
+    reworded = life.split(" This modifier")[0] + (" This modifier is applied as the starting life total of the "
+                                                   "vanguard card's owner is determined. See rule 103.3.")
+    odd = reworded.replace("is determined.", "(normally 20) to is determined.")
+    old = edition("2000-01-01", *FILLER, *MANY, ("211.1", life), ("311.6", "Each vanguard card has a hand modifier."),
+                  ("311.7", life), ("311.8", "A vanguard card is never in a zone."))
+    new = edition("2001-01-01", *FILLER, *MANY, ("211.1", reworded),
+                  ("311.6", "Each vanguard card has a hand modifier."), ("311.7", odd),
+                  ("311.8", "A vanguard card is never in a zone."))
+    found, _ = changes_of(old, new)
+    assert found[("311.7", "311.7")].change == "modified"
+    assert found[("211.1", "211.1")].change == "modified"
+    assert ("311.7", "") not in found and ("211.1", "311.7") not in found
