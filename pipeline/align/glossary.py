@@ -41,6 +41,11 @@ def _from_glossary(old, new, matches) -> list[Match]:
             lost_words[i] = frozenset().union(*(u.words for u in said))
     idf = rule_words(units(new, [j for j, r in enumerate(new) if _group(r) == "body"], score_form))[1] \
         if lost_words else {}
+    wholes = {i: sum(idf.get(w, 1.0) for w in sorted(words)) for i, words in lost_words.items()}
+    holding = defaultdict(set)  # word -> the entries cut down that had it
+    for i, words in lost_words.items():
+        for w in words:
+            holding[w].add(i)
     index = defaultdict(list)
     for k, u in enumerate(lost):
         for w in u.words:
@@ -58,24 +63,25 @@ def _from_glossary(old, new, matches) -> list[Match]:
             if weight_got / total >= FROM_GLOSSARY:
                 out.append(Match(i, j, round(100 * weight_got / total, 1), "split", weight_got / total < 0.6))
                 continue
-        reworded = _reworded_from(mine, lost_words, idf) if lost_words else None
+        reworded = _reworded_from(mine, lost_words, wholes, holding, idf) if lost_words else None
         if reworded:
             i, share = reworded
             out.append(Match(i, j, share, "split", True))
     return out
 
 
-def _reworded_from(mine, lost_words: dict[int, frozenset[str]], idf: dict[str, float]):
+def _reworded_from(mine, lost_words: dict[int, frozenset[str]], wholes: dict[int, float], holding, idf):
     """(term, share) when an added rule's own words (by rarity in the rules) are mostly words of an entry cut
     down to a pointer, REWORDED of them, and REWORDED_BACK of the entry's words are in it: the entry's text moved
     into the rules reworded past sentence likeness ("Pile" -> 700.3b of July 2009, "the objects do not leave
-    the zone" -> "objects grouped into piles don't leave the zone")."""
+    the zone" -> "objects grouped into piles don't leave the zone"). `wholes` weighs each entry's words,
+    `holding` gives the entries that have a word (only those can share any)."""
     words = frozenset().union(*(u.words for u in mine if u.part != "example")) if mine else frozenset()
     size = sum(idf.get(w, 1.0) for w in sorted(words))
     best = None
-    for i, lost in sorted(lost_words.items()):
-        shared = sum(idf.get(w, 1.0) for w in sorted(words & lost))
-        whole = sum(idf.get(w, 1.0) for w in sorted(lost))
+    for i in sorted(set().union(*(holding.get(w, ()) for w in words))):
+        shared = sum(idf.get(w, 1.0) for w in sorted(words & lost_words[i]))
+        whole = wholes[i]
         if size and whole and shared / size >= REWORDED and shared / whole >= REWORDED_BACK:
             if best is None or shared / size > best[1] / 100:
                 best = (i, round(100 * shared / size, 1))
