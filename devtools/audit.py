@@ -12,7 +12,8 @@ from __future__ import annotations
 import csv
 import math
 import random
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from pipeline.publish import load
@@ -143,13 +144,17 @@ def wilson(right: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def score(sheet: Path) -> list[dict]:
-    """Precision per class of a judged worksheet: unsure rows are counted apart, never as right."""
+def read_sheet(sheet: Path) -> list[dict]:
     try:
         with sheet.open(encoding="utf-8", newline="") as f:
-            rows = list(csv.DictReader(f))
+            return list(csv.DictReader(f))
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise PipelineError(f"cannot read the worksheet: {e}", path=sheet) from e
+
+
+def score(sheet: Path) -> list[dict]:
+    """Precision per class of a judged worksheet: unsure rows are counted apart, never as right."""
+    rows = read_sheet(sheet)
     tally: dict[str, list[int]] = {cls: [0, 0, 0] for cls in CLASSES}
     for n, row in enumerate(rows, start=2):
         verdict = (row.get("verdict") or "").strip().lower()
@@ -164,6 +169,72 @@ def score(sheet: Path) -> list[dict]:
             out.append({"class": cls, "judged": right + wrong, "right": right, "unsure": unsure,
                         "precision": right / (right + wrong) if right + wrong else None, "low": low, "high": high})
     return out
+
+
+# What a judge wrote a wrong row should be, by its first class word ("split piece of 406.1", "merged into
+# 506.2", "modified: continues as 605.5b"): the missed pieces and merges recall is estimated from.
+MEANT = re.compile(r"split|piece|merge|modif|cosmetic|reference|renumber|renam|added|removed|unchanged", re.I)
+MISSED_AS = {"split": "added", "merged": "removed"}  # a missed piece reads as added, a missed merge as removed
+
+
+def _meant(should_be: str) -> str | None:
+    found = MEANT.search(should_be or "")
+    word = found.group(0).lower() if found else ""
+    return "split" if word in ("split", "piece") else "merged" if word == "merge" else None
+
+
+def population(processed: Path) -> Counter:
+    """(class, (from, to)) -> how many rows of that class the step has: what each judged row stands for."""
+    columns = ["from_edition", "to_edition", "kind", "change", "renumbered"]
+    changes = load.read(processed, "changes", columns).to_pandas()
+    changes = changes[changes.kind != "commentary"]
+    out = Counter()
+    for change, renumbered, a, b in zip(changes.change, changes.renumbered, changes.from_edition, changes.to_edition):
+        cls = stratum(change, bool(renumbered))
+        if cls:
+            out[(cls, (a, b))] += 1
+    return out
+
+
+def recall(rows: list[dict], counts: dict) -> list[dict]:
+    """Estimated recall of split pieces and merges. The sample is drawn round-robin over the steps, not in
+    proportion to them, so each judged row stands for its step's rows of its class: found = rows of the
+    class x their step's precision; missed = `added` (or `removed`) rows x the share of that step's judged
+    ones a judge said should be a split piece (or a merge). A step with no judged row of a class takes the
+    class's rate over all steps. Unsure rows count on neither side. A rough figure: it rests on few rows."""
+    judged, right, meant = Counter(), Counter(), Counter()
+    for r in rows:
+        verdict, step = (r.get("verdict") or "").strip().lower(), (r["from_edition"], r["to_edition"])
+        if verdict not in ("right", "wrong"):
+            continue
+        judged[(r["class"], step)] += 1
+        right[(r["class"], step)] += verdict == "right"
+        if verdict == "wrong" and _meant(r.get("should_be", "")):
+            meant[(_meant(r["should_be"]), r["class"], step)] += 1
+
+    def rate(hits: Counter, cls: str, step, tag: tuple) -> float:
+        """hits[(*tag, step)] per judged row of `cls` in `step` (over all steps when it has none)."""
+        steps = [step] if judged[(cls, step)] else [s for (c, s) in list(judged) if c == cls]
+        n = sum(judged[(cls, s)] for s in steps)
+        return sum(hits[(*tag, s)] for s in steps) / n if n else 0.0
+    out = []
+    for cls, source in MISSED_AS.items():
+        found = sum(n * rate(right, cls, step, (cls,)) for (c, step), n in sorted(counts.items()) if c == cls)
+        missed = sum(n * rate(meant, source, step, (cls, source))
+                     for (c, step), n in sorted(counts.items()) if c == source)
+        out.append({"class": cls, "found": found, "missed": missed,
+                    "recall": found / (found + missed) if found + missed else None,
+                    "wrong_rows": sum(v for (t, c, _), v in meant.items() if t == cls)})
+    return out
+
+
+def recall_summary(table: list[dict]) -> str:
+    lines = ["", "estimated recall (each judged row standing for its step's rows of its class):"]
+    for t in table:
+        r = "-" if t["recall"] is None else f"{t['recall']:.2f}"
+        lines.append(f"{t['class']:<11} found ~{t['found']:.0f}, missed ~{t['missed']:.0f} (from {t['wrong_rows']} "
+                     f"judged {MISSED_AS[t['class']]} rows): recall {r}")
+    return "\n".join(lines)
 
 
 def summary(table: list[dict]) -> str:

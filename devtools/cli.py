@@ -50,12 +50,18 @@ def audit_sample(processed: Path, seed: int, per_class: int, out: Path):
     click.echo(f"{len(rows)} rows drawn (seed {seed}): fill {sheet}, read {readable}")
 
 
-@main.command("audit-score", help="Precision per class, with its 95% interval, of a judged audit worksheet.")
+@main.command("audit-score", help="Precision per class, with its 95% interval, of a judged audit worksheet; with "
+                                   "--processed (the run it was drawn from), the estimated recall of split pieces "
+                                   "and merges.")
 @click.argument("sheet", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--processed", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="The processed/ folder the sample was drawn from: how many rows each judged row stands for.")
 @friendly_errors
-def audit_score(sheet: Path):
+def audit_score(sheet: Path, processed: Path | None):
     from devtools import audit
     click.echo(audit.summary(audit.score(sheet)))
+    if processed:
+        click.echo(audit.recall_summary(audit.recall(audit.read_sheet(sheet), audit.population(processed))))
 
 
 @main.command(help="Benchmark a corpus folder against every performance target (issue 15), each printed with its "

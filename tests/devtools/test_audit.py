@@ -51,3 +51,25 @@ def test_a_worksheet_row_without_a_verdict_is_named(tmp_path):
 def test_wilson_interval(right, n, low, high):
     got = audit.wilson(right, n)
     assert got == pytest.approx((low, high), abs=0.001)
+
+
+def _judged(cls, step, verdict, should_be=""):
+    a, b = step
+    return {"class": cls, "from_edition": a, "to_edition": b, "verdict": verdict, "should_be": should_be}
+
+
+def test_recall_of_split_pieces_and_merges_is_estimated_from_the_wrong_added_and_removed_rows():
+    """A wrong `added` row that should be a split piece is a piece the history missed; each judged row
+    stands for the rows of its step and class it was drawn from (the sample is not proportional)."""
+    s1, s2 = ("2000-01-01", "2001-01-01"), ("2001-01-01", "2002-01-01")
+    rows = [_judged("split", s1, "right"), _judged("split", s1, "right"),
+            _judged("added", s1, "wrong", "split piece of 101.2"), _judged("added", s1, "right"),
+            _judged("added", s2, "right"), _judged("added", s2, "unsure", "split piece of 101.3?"),
+            _judged("removed", s2, "wrong", "merged into 506.2"), _judged("removed", s2, "wrong", "modified: 506.3"),
+            _judged("merged", s2, "right")]
+    population = {("split", s1): 10, ("added", s1): 100, ("added", s2): 50, ("removed", s2): 20, ("merged", s2): 5}
+    got = {t["class"]: t for t in audit.recall(rows, population)}
+    assert got["split"]["found"] == 10 and got["split"]["missed"] == 50  # 100 added x 1 of 2 judged
+    assert got["split"]["recall"] == pytest.approx(10 / 60)
+    assert got["merged"]["found"] == 5 and got["merged"]["missed"] == 10  # 20 removed x 1 of 2 judged
+    assert got["merged"]["recall"] == pytest.approx(5 / 15) and got["merged"]["wrong_rows"] == 1
