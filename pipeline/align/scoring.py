@@ -90,6 +90,7 @@ REWORDED_BACK = 0.5  # ... and of that new rule's words found in it, for the new
 CUT_SHARE, CUT_BACK = 0.25, 0.9  # ... or a new rule made of nothing else: a cut-down of it
 PLACED, PLACED_BACK = 0.6, 0.15  # ... or a new rule where the ended rule sat (its number, its neighbours)
 ABSORBED = 0.8  # share of an ended rule's words found in a rule that continues another: merged into it ...
+KEPT_WORDS = 0.6  # ... or, with a sentence of it new there word for word, this share of its words (by rarity)
 GAINED = 0.1  # ... when this share of them was not in that rule's own predecessor already
 HELD_WORDS = 1.5  # the two share the weight of one and a half of the edition's rarest words at least
 RAREST = 5  # candidates share one of the ended rule's rarest words

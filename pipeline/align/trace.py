@@ -25,7 +25,7 @@ from rapidfuzz import fuzz
 from pipeline.ingest.clean import compare_form
 from pipeline.records import Rule
 from pipeline.align.scoring import (ABSORBED, BOILERPLATE, COMMON_SENTENCES, CONTAINED, CUT_BACK, CUT_SHARE, FLOW_EXACT,
-                                    GAINED, HELD_WORDS, LOOK_ALIKE, MIN_FLOW, MIN_PIECE_WORDS, PLACED, PLACED_BACK,
+                                    GAINED, HELD_WORDS, KEPT_WORDS, LOOK_ALIKE, MIN_FLOW, MIN_PIECE_WORDS, PLACED, PLACED_BACK,
                                     RARE_IN, RAREST, REWORDED, REWORDED_BACK, SAME_SENTENCE, SENTENCE_CANDIDATES,
                                     SHARE, SHORT_SENTENCE, SHORT_WORDS, VERBATIM, WHOLE)
 
@@ -420,7 +420,9 @@ def survivors(uo: dict[int, list[Unit]], un: dict[int, list[Unit]], ended: list[
     one rule that continues another (`continuing`: new -> old): SHARE of its text at least and MIN_FLOW
     (about three words of the edition), and that rule got from it, not from its own predecessor, a
     sentence, some of its words (GAINED) or one of its rarest (712.10 of 2020 into 712.16, which gained
-    "melded": a template sentence the two old rules shared is no evidence by itself). All of the new
+    "melded": a template sentence the two old rules shared is no evidence by itself). Less than SHARE
+    will do when a sentence of it is new there and KEPT_WORDS of its words are in that rule: its other
+    sentences reworded (400.2 of May 2009 into 608.1, "Text itself is never an effect"). All of the new
     rule's text is searched, what its predecessor said too. A sentence's weight is its words' rarity,
     shared among the rules that print it, so boilerplate weighs nothing; two rules naming what the
     other lacks are never paired."""
@@ -446,7 +448,8 @@ def survivors(uo: dict[int, list[Unit]], un: dict[int, list[Unit]], ended: list[
             gained = (mine & theirs) - old_words.get(continuing[j], frozenset())  # not from its predecessor
             gave = j in fresh or gained & names or _sum(gained, old_idf) >= GAINED * _sum(mine, old_idf)
             apart = (old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine)
-            if f >= SHARE * own and f >= MIN_FLOW and gave and not apart:
+            kept = _sum(mine & theirs, old_idf) >= KEPT_WORDS * _sum(mine, old_idf)
+            if (f >= SHARE * own or (j in fresh and kept)) and f >= MIN_FLOW and gave and not apart:
                 fits.append((round(f, 3), -j))
         if fits:
             f, j = max(fits)

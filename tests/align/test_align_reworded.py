@@ -423,3 +423,23 @@ def test_of_two_rules_saying_the_same_each_continues_at_its_own_number():
     assert found[("311.7", "311.7")].change == "modified"
     assert found[("211.1", "211.1")].change == "modified"
     assert ("311.7", "") not in found and ("211.1", "311.7") not in found
+
+
+def test_a_rule_whose_sentence_is_new_word_for_word_in_a_rule_and_whose_words_are_there_is_merged_into_it():
+    """400.2 of May 2009 ("... Text itself is never an effect.") -> 608.1 of July 2009, which continues 416.1:
+    its last sentence is there word for word, new to 608.1, and its other sentences are there reworded
+    (most of its words by rarity), though too little of its text by sentence likeness to count alone."""
+    effects = ("When a spell or ability resolves, it may create one or more one-shot or continuous effects. Static "
+               "abilities may create one or more continuous effects. Some effects are replacement effects or "
+               "prevention effects.")
+    text = ("Spells, activated abilities, and triggered abilities generate effects when they resolve. Static "
+            "abilities generate continuous effects. Text itself is never an effect.")
+    merged = ("An effect is something that happens in the game as a result of a spell or ability. When a spell, "
+              "activated ability, or triggered ability resolves, it may create one or more one-shot or continuous "
+              "effects. Static abilities may create one or more continuous effects. Text itself is never an effect.")
+    common = ("120.200", "Some spells generate nothing when they resolve.")  # words of no rule alone, as in an edition
+    old = edition("2000-01-01", *FILLER, *MANY, common, ("400.2", text), ("416.1", effects))
+    new = edition("2001-01-01", *FILLER, *MANY, common, ("608.1", merged))
+    found, _ = changes_of(old, new)
+    assert found[("416.1", "608.1")].change == "modified"
+    assert found[("400.2", "608.1")].change == "merged" and ("400.2", "") not in found
