@@ -25,9 +25,9 @@ from rapidfuzz import fuzz
 from pipeline.ingest.clean import compare_form
 from pipeline.records import Rule
 from pipeline.align.scoring import (ABSORBED, BOILERPLATE, COMMON_SENTENCES, CONTAINED, CUT_BACK, CUT_SHARE, FLOW_EXACT,
-                                    GAINED, HELD_WORDS, KEPT_WORDS, LOOK_ALIKE, MIN_FLOW, MIN_PIECE_WORDS, PLACED, PLACED_BACK,
-                                    RARE_IN, RAREST, REWORDED, REWORDED_BACK, SAME_SENTENCE, SENTENCE_CANDIDATES,
-                                    SHARE, SHORT_SENTENCE, SHORT_WORDS, VERBATIM, WHOLE)
+                                    GAINED, HELD_WORDS, KEPT_WORDS, LOOK_ALIKE, MIN_FLOW, MIN_PIECE_WORDS, PLACED,
+                                    PLACED_BACK, RARE_IN, RAREST, REWORDED, REWORDED_BACK, SAME_SENTENCE,
+                                    SENTENCE_CANDIDATES, SHARE, SHORT_SENTENCE, SHORT_WORDS, VERBATIM, WHOLE)
 
 WORD = re.compile(r"[a-z][a-z'’-]+")
 # Ordinals name a place in a sequence ("Third, the active player gets priority."), not a subject: a
