@@ -231,16 +231,22 @@ def _lead(units_of):
 def _in_section(old, new, o, n, found, extra, both, allowed) -> list[Match]:
     """A rule rewritten inside its section: an ended rule and an added rule under the parent its
     parent became (where most of its siblings went), each keeping GAP_SHARE of the other's own words
-    (508.4 -> 508.5 of 2011, moved after the rule that followed it and reworded). Pairs are taken
-    best first, each rule once."""
+    (508.4 -> 508.5 of 2011, moved after the rule that followed it and reworded). A subrule whose rule
+    ended is weighed under the parent its rule's parent became: it may have taken its rule's place
+    (506.3a -> 506.3 of 2007, the subgame's deck size). Pairs are taken best first, each rule once."""
     went = {m.old for m in found} | {m.old for m in extra}
     came = {m.new for m in found} | {m.new for m in extra}
     parent_went = _parent_map(old, new, found)
     ended, added = defaultdict(list), defaultdict(list)
+    ended_ids = {old[i].rule_id: i for i in o if i not in went}
     for i in o:
-        if i not in went and not _is_piece(old[i]) and old[i].kind in ("rule", "subrule") \
-                and old[i].parent in parent_went:
-            ended[parent_went[old[i].parent]].append(i)
+        if i in went or _is_piece(old[i]) or old[i].kind not in ("rule", "subrule"):
+            continue
+        parent = old[i].parent
+        if parent not in parent_went and parent in ended_ids:  # its rule ended too: it may have taken its place
+            parent = old[ended_ids[parent]].parent
+        if parent in parent_went:
+            ended[parent_went[parent]].append(i)
     for j in n:
         if j not in came and not _is_piece(new[j]) and new[j].kind in ("rule", "subrule"):
             added[new[j].parent].append(j)

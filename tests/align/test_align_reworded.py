@@ -443,3 +443,30 @@ def test_a_rule_whose_sentence_is_new_word_for_word_in_a_rule_and_whose_words_ar
     found, _ = changes_of(old, new)
     assert found[("416.1", "608.1")].change == "modified"
     assert found[("400.2", "608.1")].change == "merged" and ("400.2", "") not in found
+
+
+def test_a_subrule_whose_rule_ended_may_take_its_place_in_the_section_reworded():
+    """506.3a of 2006 -> 506.3 of 2007: the subgame's section was rewritten (more rules than a hunk between
+    the rules that stayed), 506.3 (the library becomes the deck) went, and its subrule on the deck's size
+    became the rule 506.3, reworded. A subrule whose rule ended is weighed against the rules added in its
+    section, as its rule would have been."""
+    old = edition("2000-01-01", *FILLER, *MANY, ("506.1", "Some cards allow players to play a Magic subgame."),
+                  ("506.2", "Any main-game abilities that trigger while the subgame is in progress aren't put onto "
+                            "the stack until the subgame is completed."),
+                  ("506.2a", "The subgame proceeds like a normal game. Randomly determine which player goes first."),
+                  ("506.3", "To start the subgame, each player removes his or her library from the game face down."),
+                  ("506.3a", "A player's deck in the subgame may have less than the minimum number of cards. If a "
+                             "player's deck contains less than seven cards, the player will lose the game as soon "
+                             "as it starts, even if he or she mulligans."),
+                  ("506.4", "All objects in the main game are considered outside the subgame."))
+    new = edition("2001-01-01", *FILLER, *MANY, ("506.1", "Some cards allow players to play a Magic subgame."),
+                  ("506.1a", "A subgame is a completely separate Magic game created by a card's effect."),
+                  ("506.1b", "No effects created in either game have any meaning in the other."),
+                  ("506.3", "Any rules regarding the size of a player's deck are ignored for the subgame. However, "
+                            "because each player draws seven cards when a game begins, any player with fewer than "
+                            "seven cards in his or her deck will lose the subgame when state-based actions are "
+                            "checked, regardless of any mulligans."),
+                  ("506.4", "All objects in the main game are considered outside the subgame."))
+    found, _ = changes_of(old, new)
+    assert found[("506.3a", "506.3")].change == "modified"
+    assert ("", "506.3") not in found and ("506.3", "") in found
