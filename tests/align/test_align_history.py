@@ -249,3 +249,27 @@ def test_alignment_does_not_depend_on_the_hash_seed():
     digests = {subprocess.run([sys.executable, "-c", DIGEST, str(ARCHIVE)], capture_output=True, text=True, check=True,
                               env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
     assert len(digests) == 1
+
+
+def test_a_heading_of_a_stock_title_follows_the_heading_its_parent_became():
+    """400 "General" of May 2009 opened part 4 "Spells, Abilities, and Effects"; July 2009 made that part 6, and
+    its first section 600 "General". Its two rules went elsewhere (400.1 to 112.1a), so its rules say nothing, but
+    its place does: the one "General" under the heading its parent became continues it (it was merged into 112).
+    The 400 "General" of the new part 4 "Zones" is another heading."""
+    old = edition("2000-01-01", ("1", "Game Concepts"), ("100", "General"),
+                  ("100.1", "These rules apply to every game of Magic."),
+                  ("4", "Spells, Abilities, and Effects"), ("400", "General"),
+                  ("400.1", "Abilities are activated abilities, triggered abilities, static abilities or spells."),
+                  ("401", "Spells on the Stack"), ("401.1", "A card on the stack is a spell until it resolves."))
+    new = edition("2001-01-01", ("1", "Game Concepts"), ("100", "General"),
+                  ("100.1", "These rules apply to every game of Magic."),
+                  ("112", "Abilities"),
+                  ("112.1a", "Abilities are activated abilities, triggered abilities, static abilities, or spells."),
+                  ("4", "Zones"), ("400", "General"),
+                  ("400.1", "A zone is a place where objects can be during a game."),
+                  ("6", "Spells, Abilities, and Effects"), ("600", "General"),
+                  ("600.1", "This part tells how spells and abilities are cast, activated, and resolved."),
+                  ("601", "Spells on the Stack"), ("601.1", "A card on the stack is a spell until it resolves."))
+    found, _ = changes_of(old, new)
+    assert found[("400", "600")].change in ("unchanged", "renumbered")
+    assert ("400", "112") not in found and ("", "400") in found
