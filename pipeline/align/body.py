@@ -75,7 +75,36 @@ def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match],
     found, extra = _at_home(old, new, n, found, extra, both, allowed)
     found, extra = _heads_continue(old, new, found, extra, both)
     extra += _rest_follows(old, new, n, found, extra, both, allowed)
+    extra += _children_went(old, new, o, found, extra, both, allowed)
     return found, extra + _survived(old, o, found, extra, both, allowed)
+
+
+def _children_went(old, new, o, found, extra, both, allowed) -> list[Match]:
+    """A rule that ended while all its subrules went under one rule that continues another was merged into it,
+    when that rule holds most of its words (700.8 of 2020, "Some cards refer to cards with a name originally
+    printed in a particular set", and its lists 700.8a-c, which became 206.3a-c under 206.3 of 2025)."""
+    went = {m.old: m.new for m in found}
+    ended = {old[i].rule_id: i for i in o if i not in went and i not in {m.old for m in extra}
+             and old[i].kind == "rule" and not _is_piece(old[i])}
+    if not ended:
+        return []
+    under = defaultdict(set)
+    for i in o:
+        if old[i].parent in ended:
+            under[old[i].parent].add(new[went[i]].parent if i in went else None)
+    continuing = {new[j].rule_id: j for j in went.values()}
+    (old_words, old_idf, _), (new_words, _, _) = map(rule_words, both)
+    out = []
+    for rule_id, i in sorted(ended.items()):
+        parents = under.get(rule_id, set())
+        k = continuing.get(next(iter(parents))) if len(parents) == 1 else None
+        mine = old_words.get(i, frozenset())
+        if k is None or not allowed(i, k) or not mine:
+            continue
+        share = _share(mine & new_words.get(k, frozenset()), mine, old_idf)
+        if share >= PLACED_SHARE:
+            out.append(Match(i, k, round(100 * share, 1), "merge", True))
+    return out
 
 
 def _at_home(old, new, n, found, extra, both, allowed) -> tuple[list[Match], list[Match]]:

@@ -470,3 +470,21 @@ def test_a_subrule_whose_rule_ended_may_take_its_place_in_the_section_reworded()
     found, _ = changes_of(old, new)
     assert found[("506.3a", "506.3")].change == "modified"
     assert ("", "506.3") not in found and ("506.3", "") in found
+
+
+def test_a_rule_whose_subrules_all_went_under_a_rule_that_continues_another_is_merged_into_it():
+    """700.8 of 2020 ("Some cards refer to cards with a name originally printed in a particular set") ended
+    while its lists 700.8a-b became 206.3a-b under 206.3 of 2025, which continues 206.3 and says the same:
+    merged into it, not removed."""
+    errata = ("Previously, a spell or ability that affected cards from a particular set checked for that set's "
+              "expansion symbol. These cards have received errata in the Oracle card reference to say they affect "
+              "cards with a name originally printed in a particular set.")
+    arabian = "One card (City in a Bottle) refers to cards with a name originally printed in the Arabian Nights set."
+    antiquities = "One card (Golgothian Sylex) refers to permanents with a name originally printed in Antiquities."
+    old = edition("2000-01-01", *FILLER, *MANY, ("206.3", errata + " See rule 700.8 for details."),
+                  ("700.8", "Some cards refer to cards with a name originally printed in a particular set."),
+                  ("700.8a", arabian), ("700.8b", antiquities))
+    new = edition("2001-01-01", *FILLER, *MANY, ("206.3", errata), ("206.3a", arabian), ("206.3b", antiquities))
+    found, _ = changes_of(old, new)
+    assert found[("700.8a", "206.3a")].change in ("unchanged", "renumbered")
+    assert found[("700.8", "206.3")].change == "merged" and ("700.8", "") not in found
