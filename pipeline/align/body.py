@@ -116,7 +116,9 @@ def _at_home(old, new, n, found, extra, both, allowed) -> tuple[list[Match], lis
     407.2g listed it among linked abilities). The rule away is a piece if it has a sentence of it
     (419.3 "replacement or prevention effects" -> 613.3, replacement, and 614.3, prevention). Of a rule
     cut in pieces, the piece at its place that opens with its first sentence is its head and continues
-    it (212.4e of 2006 kept "An Aura spell requires a target ..."; 212.4j took the rest, reworded)."""
+    it (212.4e of 2006 kept "An Aura spell requires a target ..."; 212.4j took the rest, reworded). A rule
+    scored away from the section its section became continues in its one piece there that keeps LEAD_KEEPS of
+    its words and more than the rule away (711.5 of 2020 -> 712.9 of 2025, not convert's new 701.28c)."""
     uo, un = both
     came = {m.new for m in found} | {m.new for m in extra}
     free = {new[j].rule_id: j for j in n if j not in came and new[j].kind in ("rule", "subrule")
@@ -154,6 +156,13 @@ def _at_home(old, new, n, found, extra, both, allowed) -> tuple[list[Match], lis
         if head is not None and m.method != "moved" and opens(m.old, head.new) and not opens(m.old, m.new):
             moves.append((m, head.new))
             extra = [x for x in extra if x is not head]
+            continue
+        home = parent_went.get(r.parent)
+        near = [x for (i, _), x in sorted(pieces.items()) if i == m.old and new[x.new].parent == home
+                and new[m.new].parent != home and keeps(i, x.new) >= max(LEAD_KEEPS, keeps(i, m.new))]
+        if len(near) == 1 and m.method == "fuzzy":
+            moves.append((m, near[0].new))
+            extra = [x for x in extra if x is not near[0]]
     if not moves:
         return found, extra
     moved = {id(m) for m, _ in moves}

@@ -488,3 +488,4 @@ def test_a_rule_whose_subrules_all_went_under_a_rule_that_continues_another_is_m
     found, _ = changes_of(old, new)
     assert found[("700.8a", "206.3a")].change in ("unchanged", "renumbered")
     assert found[("700.8", "206.3")].change == "merged" and ("700.8", "") not in found
+
