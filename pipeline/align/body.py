@@ -99,7 +99,7 @@ def _children_went(old, new, o, found, extra, both, allowed) -> list[Match]:
         parents = under.get(rule_id, set())
         k = continuing.get(next(iter(parents))) if len(parents) == 1 else None
         mine = old_words.get(i, frozenset())
-        if k is None or not allowed(i, k) or not mine:
+        if k is None or new[k].kind not in ("rule", "subrule") or not allowed(i, k) or not mine:
             continue
         share = _share(mine & new_words.get(k, frozenset()), mine, old_idf)
         if share >= PLACED_SHARE:
