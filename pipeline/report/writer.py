@@ -3,9 +3,10 @@ not even rendered (pagekeys), and pages an earlier run wrote that this one did n
 
 A page left in place must still be the file the published run listed. Reading and hashing every page to
 know it (165 MB on 110 editions) was a quarter of the report stage when an edition is added, so each run
-also records every page's stamp (size, modification time, inode) in `.cache/.page-stamps.json` beside the
-published pages, never listed: a page whose stamp is the recorded one has not been touched since (as
-`run` tells its published files unchanged: publish.stamp), and only the others are hashed. The stamps
+also records every page's stamp (size and modification time, as `run` tells its published files unchanged:
+publish.stamp) in `.cache/.page-stamps.json` beside the published pages, never listed: a page whose stamp is the
+recorded one has not been touched since, and only the others are hashed. (A copy that keeps the times, cp -a or
+rsync -t, keeps the stamps true.) The stamps
 of a run that is never committed describe its staged files, not the published ones: they match nothing
 and the next run hashes, as before."""
 from __future__ import annotations
@@ -86,7 +87,7 @@ def _stamp(path: str) -> list[int] | None:
         st = os.stat(path)
     except OSError:
         return None
-    return [st.st_size, st.st_mtime_ns, st.st_ino]
+    return [st.st_size, st.st_mtime_ns]
 
 
 def _stamps(path: Path) -> dict[str, list[int]]:

@@ -150,9 +150,9 @@ def test_a_page_edited_by_hand_is_rendered_again(tmp_path, skipped):
 
 
 def test_a_page_whose_stamp_is_the_recorded_one_is_not_read_again(tmp_path, skipped, monkeypatch):
-    """Hashing every page left in place was a quarter of adding an edition: a page whose size, modification
-    time and inode are those recorded when its run wrote it is known untouched; without the stamps, every
-    page is hashed, and left in place all the same."""
+    """Hashing every page left in place was a quarter of adding an edition: a page whose size and modification
+    time are those recorded when its run wrote it is known untouched; without the stamps, every page is hashed,
+    and left in place all the same."""
     run(tmp_path)
     hashed = []
     still_listed = publish.still_listed
