@@ -198,12 +198,7 @@ def _reader_pages(page, put, grouped: dict[str, list[dict]], digests: dict[str, 
         if put.skip(name, pagekeys.key(name, e, prev, next_, digests[e["edition"]])):
             continue
         context = reader.edition_page(e, grouped[e["edition"]], lineage_file)
-        terms = [x["id"] for x in context["entries"] if x["kind"] == "glossary"]  # one run, in print order
-        edges = {terms[0]: (True, False), terms[-1]: (False, True)} if terms else {}
-        if len(terms) == 1:
-            edges[terms[0]] = (True, True)
-        body = Markup("").join(entry_html(x, *edges.get(x["id"], (False, False))) for x in context["entries"])
-        page(name, "edition.html", prev=prev, next=next_, body=body, **context)
+        page(name, "edition.html", prev=prev, next=next_, body=_body(context["entries"], entry_html), **context)
     complete = [e["edition"] for e in editions if e["status"] == "complete"]
     sets = {s.set_code: [s.effective, s.set_name] for s in registry.entries()}
     labels = {e["edition"]: f"{e['set_code']}, {e['set_name']}" for e in editions if e["set_code"]}
@@ -220,6 +215,14 @@ def _number_pages(page, put, grouped: dict[str, list[dict]], remapper) -> None:
         name = f"rules/{rule['number']}.html"
         if not put.skip(name, pagekeys.key(name, rule)):
             page(name, "rule.html", rule=rule)
+
+
+def _body(entries: list[dict], entry_html) -> Markup:
+    """An edition page's entries, the glossary's first term opening its one <dl> and its last closing it (the
+    terms are one run in print order)."""
+    terms = [x["id"] for x in entries if x["kind"] == "glossary"]
+    first, last = (terms[0], terms[-1]) if terms else (None, None)
+    return Markup("").join(entry_html(x, x["id"] == first, x["id"] == last) for x in entries)
 
 
 def _entry_renderer(template):

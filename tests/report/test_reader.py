@@ -92,3 +92,22 @@ def test_a_source_line_the_edition_page_shows_word_for_word_is_written_once():
                                          ('a "b" <c>', '"a &#34;b&#34; &lt;c&gt;"'), ("x=1", '"x=1"'), ("", '""')])
 def test_an_attribute_is_bare_only_when_it_can_be(value, html):
     assert str(reader.bare(value)) == html
+
+
+def test_the_glossary_is_one_list_that_a_term_with_examples_leaves_and_enters_again():
+    """Terms are <dt>/<dd> of one <dl> (no </dt>, </dd>); a term's examples stand outside it, as before; no
+    rule, subrule or example has a class."""
+    from pipeline.report import build
+    rows = [dict(rule_id=n, kind=k, title=t, text=x, examples=e, lineage_id=f"L:{n}", line_start=str(i))
+            for i, (n, k, t, x, e) in enumerate([
+                ("100.1", "rule", "", "A rule.", []), ("100.1a", "subrule", "", "A subrule.", ["Example: one."]),
+                ("Absorb", "glossary", "Absorb", "A keyword.", []),
+                ("Activate", "glossary", "Activate", "To put onto the stack.", ["Example: two."]),
+                ("Active Player", "glossary", "Active Player", "Whose turn it is.", [])], 1)]
+    entries = reader.edition_page({"edition": "2001-01-01"}, rows, lambda lineage: f"lineage/{lineage}.html")["entries"]
+    html = str(build._body(entries, build._entry_renderer(build.environment().get_template("edition_entry.html"))))
+    assert "</dt>" not in html and "</dd>" not in html  # implied by the next <dd>, <dt> or </dl>
+    assert __import__("re").findall(r"<h2 id=glossary>|<dl class=term>|</dl>|<dt id=[^>]+>|<dd>|<p[^>]*>", html) == [
+        "<p id=100.1>", "<p id=100.1a>", "<p id=100.1a-ex1>", "<h2 id=glossary>", "<dl class=term>",
+        "<dt id=Absorb>", "<dd>", "<dt id=Activate>", "<dd>", "</dl>", "<p id=Activate-ex1>", "<dl class=term>",
+        "<dt id=Active_Player>", "<dd>", "</dl>"]
