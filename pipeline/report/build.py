@@ -54,6 +54,8 @@ def environment() -> Environment:
     env.filters["prose"] = reader.plain
     env.filters["change_anchor"] = reader.change_anchor
     env.filters["bare"] = reader.bare
+    env.filters["text"] = reader.content  # only & < > escaped: a quote is a quote in an element's content
+    env.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":")}
     env.globals["source_pages"] = set()
     env.globals["source_names"] = {}
     env.globals["run_id"] = ""
@@ -196,9 +198,7 @@ def _reader_pages(page, put, grouped: dict[str, list[dict]], digests: dict[str, 
         if put.skip(name, pagekeys.key(name, e, prev, next_, digests[e["edition"]])):
             continue
         context = reader.edition_page(e, grouped[e["edition"]], lineage_file)
-        first_glossary = next((x["id"] for x in context["entries"] if x["kind"] == "glossary"), None)
-        body = Markup("").join(entry_html(x, x["id"] == first_glossary) for x in context["entries"])
-        page(name, "edition.html", prev=prev, next=next_, body=body, **context)
+        page(name, "edition.html", prev=prev, next=next_, body=_body(context["entries"], entry_html), **context)
     complete = [e["edition"] for e in editions if e["status"] == "complete"]
     sets = {s.set_code: [s.effective, s.set_name] for s in registry.entries()}
     labels = {e["edition"]: f"{e['set_code']}, {e['set_name']}" for e in editions if e["set_code"]}
@@ -217,16 +217,25 @@ def _number_pages(page, put, grouped: dict[str, list[dict]], remapper) -> None:
             page(name, "rule.html", rule=rule)
 
 
+def _body(entries: list[dict], entry_html) -> Markup:
+    """An edition page's entries, the glossary's first term opening its one <dl> and its last closing it (the
+    terms are one run in print order)."""
+    terms = [x["id"] for x in entries if x["kind"] == "glossary"]
+    first, last = (terms[0], terms[-1]) if terms else (None, None)
+    return Markup("").join(entry_html(x, x["id"] == first, x["id"] == last) for x in entries)
+
+
 def _entry_renderer(template):
     """An edition page's entry as HTML, rendered once per distinct entry: most rules read the same,
     with the same links, in edition after edition."""
     done: dict[tuple, Markup] = {}
 
-    def entry_html(entry: dict, first_glossary: bool) -> Markup:
-        key = (first_glossary, entry["id"], entry["number"], entry["kind"], entry["title"], entry["html"],
-               entry["history"], tuple((x["id"], x["html"]) for x in entry["examples"]))
+    def entry_html(entry: dict, first_glossary: bool, last_glossary: bool) -> Markup:
+        key = (first_glossary, last_glossary, entry["id"], entry["number"], entry["kind"], entry["title"],
+               entry["html"], entry["history"], tuple((x["id"], x["html"]) for x in entry["examples"]))
         if key not in done:
-            done[key] = Markup(template.render(e=entry, first_glossary=first_glossary, root="../"))
+            done[key] = Markup(template.render(e=entry, edge={"first": first_glossary, "last": last_glossary},
+                                                 root="../"))
         return done[key]
     return entry_html
 

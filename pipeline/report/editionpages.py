@@ -106,7 +106,7 @@ def _linked(text: str, links: frozenset[str], href) -> Markup:
     for start, end, number in _pieces(text):
         out += [plain(text[last:start])]
         if target_of(number) in links:
-            out += [Markup('<a href="%s">') % href(target_of(number)), escape(number), Markup("</a>")]
+            out += [Markup("<a href=%s>") % bare(href(target_of(number))), escape(number), Markup("</a>")]
         else:
             out.append(escape(number))
         last = end

@@ -13,6 +13,7 @@ from pipeline.report import pagekeys
 from pipeline.report.links import lineage_file
 from pipeline.publish import transaction as publish
 from pipeline.report import build as report
+from pipeline.report import writer
 from pipeline.cli.main import main
 from conftest import RAW, archive_files, needs_archive
 
@@ -145,6 +146,25 @@ def test_a_page_edited_by_hand_is_rendered_again(tmp_path, skipped):
     skipped.clear()
     assert invoke("report", "--processed", tmp_path / "p", "--reports", tmp_path / "r", "-q").exit_code == 0
     assert set(skipped) == set(pages) - set(edited)
+    assert_as_a_full_render(tmp_path)
+
+
+def test_a_page_whose_stamp_is_the_recorded_one_is_not_read_again(tmp_path, skipped, monkeypatch):
+    """Hashing every page left in place was a quarter of adding an edition: a page whose size and modification
+    time are those recorded when its run wrote it is known untouched; without the stamps, every page is hashed,
+    and left in place all the same."""
+    run(tmp_path)
+    hashed = []
+    still_listed = publish.still_listed
+    monkeypatch.setattr(publish, "still_listed", lambda path, entry: hashed.append(path) or still_listed(path, entry))
+    again = lambda: invoke("report", "--processed", tmp_path / "p", "--reports", tmp_path / "r", "-q")  # noqa: E731
+    assert again().exit_code == 0
+    kept = list(skipped)
+    assert len(kept) > 10 and hashed == []
+    (tmp_path / "r" / writer.STAMPS).write_text("{not json")
+    skipped.clear()
+    assert again().exit_code == 0
+    assert skipped == kept and len(hashed) == len(kept)
     assert_as_a_full_render(tmp_path)
 
 

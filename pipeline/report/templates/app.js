@@ -220,17 +220,21 @@
       });
       text(shown, n + " of " + rows.length + " shown");
     };
-    // a side-by-side redline the page leaves out: the inline one without its insertions, and without its deletions
+    // a side-by-side redline the page leaves out (a part with no .side-view): the inline one without its
+    // insertions, and without its deletions
     var derive = function () {
-      Array.prototype.forEach.call(document.querySelectorAll(".side-view[data-derived]"), function (box) {
-        box.removeAttribute("data-derived");
-        var inline = box.parentNode.querySelector(".inline-view");
+      Array.prototype.forEach.call(document.querySelectorAll(".part"), function (part) {
+        var inline = part.querySelector(".inline-view");
+        if (!inline || part.querySelector(".side-view")) { return; }
+        var box = document.createElement("div");
+        box.className = "diff side-view";
         [["old", "ins"], ["new", "del"]].forEach(function (pair) {
           var half = inline.cloneNode(true);
           half.className = pair[0];
           Array.prototype.forEach.call(half.querySelectorAll(pair[1]), function (x) { x.remove(); });
           box.appendChild(half);
         });
+        part.appendChild(box);
       });
     };
     var view = function (toSide) {
