@@ -95,9 +95,9 @@ def run_align(raw: Path, processed: Path, quiet: bool = False, use_cache: bool =
         result = Result(Ingested())
         result.rules, result.editions = stored.load_segmented(processed)
         overrides = read_overrides(raw)
-        aligned = _align(result, overrides, processed / CACHE_FILE if use_cache else None, quiet)
-        keys = stored.step_keys(pieces_code(), overrides, stored.segment_keys(processed), result.editions)
-        stored.save_aligned(publish.begin(processed), aligned, keys)
+        steps = stored.step_keys(pieces_code(), overrides, stored.segment_keys(processed), result.editions)
+        aligned = _align(result, overrides, steps, processed / CACHE_FILE if use_cache else None, quiet)
+        stored.save_aligned(publish.begin(processed), aligned, steps)
         publish.commit(processed, rid, "align")
     return result
 
@@ -211,12 +211,13 @@ def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
 
 
 @_collector_paused()
-def _align(result: Result, overrides, cache_file: Path | None, quiet: bool) -> Aligned:
-    from pipeline.align import lineage
+def _align(result: Result, overrides, steps: dict[str, str], cache_file: Path | None, quiet: bool) -> Aligned:
+    """The walk of lineages, resumed from the one the cache keeps (`steps`: each edition's key in the walk)."""
+    from pipeline.align import lineage, resume
     start = time.perf_counter()
     pairs = Cache(cache_file, "pairs", code_hash("pipeline.align.lineage", ("rapidfuzz", "scipy")))
-    history = lineage.build(result.rules, result.editions, overrides, pairs if cache_file else None,
-                            progress=progress_bar(quiet, "align", "edition"))
+    history = resume.build(result.rules, result.editions, overrides, pairs if cache_file else None, steps,
+                           cache_file, progress=progress_bar(quiet, "align", "edition"))
     cited = lineage.cited_lineages(result.rules, history, pairs if cache_file else None)
     pairs.close()
     result.warnings += pairs.warnings
@@ -237,8 +238,9 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     stored.save_ingested(out, result.ingested, result.source_keys)
     _segment(result, cache_file, quiet)
     keys = stored.save_segmented(out, result.rules, result.editions, result.edition_keys)
-    aligned = _align(result, overrides, cache_file, quiet)
-    stored.save_aligned(out, aligned, stored.step_keys(pieces_code(), overrides, keys, result.editions))
+    steps = stored.step_keys(pieces_code(), overrides, keys, result.editions)
+    aligned = _align(result, overrides, steps, cache_file, quiet)
+    stored.save_aligned(out, aligned, steps)
     _export(result, aligned, out, grows=cache_file is not None)
     return result
 
