@@ -217,7 +217,7 @@ def _align(result: Result, overrides, steps: dict[str, str], cache_file: Path | 
     start = time.perf_counter()
     pairs = Cache(cache_file, "pairs", code_hash("pipeline.align.lineage", ("rapidfuzz", "scipy")))
     history = resume.build(result.rules, result.editions, overrides, pairs if cache_file else None, steps,
-                           cache_file, progress=progress_bar(quiet, "align", "edition"))
+                           cache_file, progress=progress_bar(quiet, "align", "edition"), warnings=result.warnings)
     cited = lineage.cited_lineages(result.rules, history, pairs if cache_file else None)
     pairs.close()
     result.warnings += pairs.warnings

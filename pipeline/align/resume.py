@@ -23,9 +23,10 @@ CHANGE_FIELDS = tuple(f.name for f in fields(RuleChange))
 NESTED = ("ops", "title_ops", "example_ops", "substitutions")  # tuples of tuples, lists in JSON
 
 
-def build(rules, eds, overrides, pairs, steps: dict[str, str], cache_file: Path | None, progress=None) -> History:
+def build(rules, eds, overrides, pairs, steps: dict[str, str], cache_file: Path | None, progress=None,
+          warnings: list[str] | None = None) -> History:
     """`lineage.build(rules, eds, overrides, pairs, progress)`, resumed from the walk the cache file keeps.
-    `steps`: each edition's key in the walk."""
+    `steps`: each edition's key in the walk; `warnings` gets what is said of a damaged cache."""
     kept = Cache(cache_file, "walks", code_hash("pipeline.align.resume", ("rapidfuzz", "scipy")), packed=True)
     try:
         order = sorted(steps)
@@ -38,6 +39,8 @@ def build(rules, eds, overrides, pairs, steps: dict[str, str], cache_file: Path 
                                                                           if steps[e] not in found]).items()])
     finally:
         kept.close()
+        if warnings is not None:
+            warnings += kept.warnings
     return history
 
 
