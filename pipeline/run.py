@@ -49,6 +49,9 @@ class Result:
     records: int = 0
     warnings: list[str] = field(default_factory=list)  # about the run itself (a damaged cache)
     grown: dict = field(default_factory=dict)  # the export's marks, for the sidecar (pipeline/publish/grow.py)
+    # the keys that name the stage files' pieces (pipeline/publish/stagefiles.py): each source's, each edition's
+    source_keys: dict[str, str] = field(default_factory=dict)
+    edition_keys: dict[str, str] = field(default_factory=dict)
 
 
 def progress_bar(quiet: bool, desc: str, unit: str = "file"):
@@ -68,7 +71,7 @@ def run_ingest(raw: Path, corpora: list[Path], processed: Path, quiet: bool = Fa
         result = _ingest(raw, corpora, quiet, processed / CACHE_FILE if use_cache else None)
         require_sources(result, [raw, *corpora])
         out = publish.begin(processed)
-        stored.save_ingested(out, result.ingested)
+        stored.save_ingested(out, result.ingested, result.source_keys)
         _write_sources(result, out)
         publish.commit(processed, rid, "ingest")
     return result
@@ -80,7 +83,7 @@ def run_segment(processed: Path, quiet: bool = False, use_cache: bool = True) ->
         rid = publish.run_id(processed)
         result = Result(stored.load_ingested(processed))
         _segment(result, processed / CACHE_FILE if use_cache else None, quiet)
-        stored.save_segmented(publish.begin(processed), result.rules, result.editions)
+        stored.save_segmented(publish.begin(processed), result.rules, result.editions, result.edition_keys)
         publish.commit(processed, rid, "segment")
     return result
 
@@ -91,8 +94,10 @@ def run_align(raw: Path, processed: Path, quiet: bool = False, use_cache: bool =
         rid = publish.run_id(processed)
         result = Result(Ingested())
         result.rules, result.editions = stored.load_segmented(processed)
-        aligned = _align(result, read_overrides(raw), processed / CACHE_FILE if use_cache else None, quiet)
-        stored.save_aligned(publish.begin(processed), aligned)
+        overrides = read_overrides(raw)
+        steps = stored.step_keys(pieces_code(), overrides, stored.segment_keys(processed), result.editions)
+        aligned = _align(result, overrides, steps, processed / CACHE_FILE if use_cache else None, quiet)
+        stored.save_aligned(publish.begin(processed), aligned, steps)
         publish.commit(processed, rid, "align")
     return result
 
@@ -160,6 +165,7 @@ def _ingest(raw: Path, corpora: list[Path], quiet: bool, cache_file: Path | None
     result = Result(ingest(raw, corpora, progress=progress_bar(quiet, "ingest"), kept=kept))
     kept.close()
     result.warnings += kept.warnings
+    result.source_keys = {source: stored.key(pieces_code(), "ingest", k) for source, k in kept.keys.items()}
     result.seconds["ingest"] = time.perf_counter() - start
     return result
 
@@ -199,17 +205,19 @@ def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
     result.rules = merge(rules, docs)
     result.records = len(result.rules)
     result.editions = editions(result.rules, docs)
+    result.edition_keys = stored.edition_keys(pieces_code(), docs, kept.keys)
     result.cache = (kept.segmented, kept.kept, cache.misses)
     result.seconds["segment"] = time.perf_counter() - start
 
 
 @_collector_paused()
-def _align(result: Result, overrides, cache_file: Path | None, quiet: bool) -> Aligned:
-    from pipeline.align import lineage
+def _align(result: Result, overrides, steps: dict[str, str], cache_file: Path | None, quiet: bool) -> Aligned:
+    """The walk of lineages, resumed from the one the cache keeps (`steps`: each edition's key in the walk)."""
+    from pipeline.align import lineage, resume
     start = time.perf_counter()
     pairs = Cache(cache_file, "pairs", code_hash("pipeline.align.lineage", ("rapidfuzz", "scipy")))
-    history = lineage.build(result.rules, result.editions, overrides, pairs if cache_file else None,
-                            progress=progress_bar(quiet, "align", "edition"))
+    history = resume.build(result.rules, result.editions, overrides, pairs if cache_file else None, steps,
+                           cache_file, progress=progress_bar(quiet, "align", "edition"), warnings=result.warnings)
     cited = lineage.cited_lineages(result.rules, history, pairs if cache_file else None)
     pairs.close()
     result.warnings += pairs.warnings
@@ -227,11 +235,12 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     overrides = read_overrides(raw)  # a mistake in it is said before the long stages, not after
     result = _ingest(raw, corpora, quiet, cache_file)
     require_sources(result, [raw, *corpora])
-    stored.save_ingested(out, result.ingested)
+    stored.save_ingested(out, result.ingested, result.source_keys)
     _segment(result, cache_file, quiet)
-    stored.save_segmented(out, result.rules, result.editions)
-    aligned = _align(result, overrides, cache_file, quiet)
-    stored.save_aligned(out, aligned)
+    keys = stored.save_segmented(out, result.rules, result.editions, result.edition_keys)
+    steps = stored.step_keys(pieces_code(), overrides, keys, result.editions)
+    aligned = _align(result, overrides, steps, cache_file, quiet)
+    stored.save_aligned(out, aligned, steps)
     _export(result, aligned, out, grows=cache_file is not None)
     return result
 
@@ -310,6 +319,11 @@ def _write_sources(result: Result, processed: Path, records: Counter | None = No
 RUN_STAMP = publish.RUN_STAMP
 # The libraries that shape the results: those of alignment and the reports, and those that read and clean sources.
 LIBRARIES = tuple(dict.fromkeys(("spacy", "rapidfuzz", "scipy", "pandas", "jinja2", *cleaning.LIBRARIES)))
+
+
+def pieces_code() -> str:
+    """The code that makes the stage files' pieces: in their keys, so changed code never keeps an old one."""
+    return code_hash("pipeline.run", LIBRARIES)
 
 
 def inputs_fingerprint(raw: Path, corpora: list[Path]) -> str:

@@ -45,10 +45,11 @@ def test_damaged_rows_are_dropped_recomputed_and_reported(tmp_path):
     assert segment(tmp_path / "p").exit_code == 0
     db = sqlite3.connect(tmp_path / "p" / CACHE_FILE, isolation_level=None)
     namespaces = {r[0] for r in db.execute("SELECT namespace FROM entries")}
-    assert namespaces == {"cleaned sources", "paragraphs", "source records", "record bodies", "pairs"}
+    assert namespaces == {"cleaned sources", "paragraphs", "source records", "record bodies", "pairs", "walks"}
     # A paragraph's analysis is read only when its source is segmented again: no source's records kept.
     db.execute("DELETE FROM entries WHERE namespace = 'source records'")
-    for damaged in (["paragraphs"], ["cleaned sources", "source records", "record bodies", "pairs"]):
+    # bodies apart: a body is read only for a source whose records are kept (not the damaged one's)
+    for damaged in (["paragraphs"], ["record bodies"], ["cleaned sources", "source records", "pairs", "walks"]):
         for namespace in damaged:  # one flipped digit in a stored value of each kind
             rows = db.execute("SELECT key, value FROM entries WHERE namespace = ?", (namespace,)).fetchall()
             key, value = next(r for r in rows if isinstance(r[1], bytes) or any(c.isdigit() for c in r[1]))

@@ -37,6 +37,7 @@ class CleanedFiles:
     def __init__(self, path: Path | None):
         self.store = Cache(path, "cleaned sources", code_hash("pipeline.ingest.discover", LIBRARIES), packed=True)
         self.fresh: list[tuple[str, dict]] = []
+        self.keys: dict[str, str] = {}  # source id -> key: the name of its piece of the ingest stage file
 
     def key(self, path: Path, entry, source_id: str, url: str, data: bytes) -> str:
         return self.store.key("\0".join((os.fsdecode(path), repr(entry), source_id, url,
@@ -44,11 +45,16 @@ class CleanedFiles:
 
     def get(self, key: str, path: Path, data: bytes) -> CleanDoc | None:
         """The cleaned source kept for the file whose bytes are `data`, or None."""
-        return self.store.get(key, lambda value: _unpacked(value, path, data))
+        doc = self.store.get(key, lambda value: _unpacked(value, path, data))
+        if doc is not None:
+            self.keys[doc.source.source_id] = key
+        return doc
 
     def put(self, key: str, doc: CleanDoc, data: bytes) -> None:
         """Kept when the run ends (`close`): one write for all the files."""
-        self.fresh.append((key, _packed(doc, data)))
+        self.keys[doc.source.source_id] = key
+        if self.store.db is not None:
+            self.fresh.append((key, _packed(doc, data)))
 
     def close(self) -> None:
         self.store.put_many(self.fresh)

@@ -43,6 +43,7 @@ class SourceRecords:
         self.key_of: dict[Body, str] = {}
         self.read: set[str] = set()  # body keys found in the cache file (not written again)
         self.segmented = self.kept = 0  # sources segmented now, sources whose records were read back
+        self.keys: dict[str, str] = {}  # source id -> the key of its content (of its records too)
 
     @property
     def warnings(self) -> list[str]:
@@ -52,6 +53,7 @@ class SourceRecords:
         """Every source's records, in order: kept ones read back, the others segmented (through
         `paragraphs`, which analyses each of their paragraphs once) and kept."""
         keys = [self.sources.key(_content(d)) for d in docs]
+        self.keys = {d.source.source_id: k for d, k in zip(docs, keys)}
         kept = self.sources.get_many(keys, _decode_rows)
         self._read_bodies({row[1] for rows in kept.values() for row in rows})
         reusable = {k for k, rows in kept.items() if all(row[1] in self.body for row in rows)}

@@ -51,9 +51,12 @@ def plant(processed, content: dict, checksum: str | None = None):
 def assert_same_as_cold(grown, cold):
     """Every published file byte-identical but the database (same rows) and the listing (which names the
     database's bytes); the listing names the same files. (The stage files in .stages/ name the corpus
-    folder by its whole path: the two runs' folders differ.)"""
-    assert sorted(publish.listing(grown)) == sorted(publish.listing(cold))
+    folder by its whole path, in their contents and in their pieces' names: the two runs' folders differ.)"""
     names = [n for n in sorted(publish.listing(cold)) if not n.startswith(".stages/")]
+    assert [n for n in sorted(publish.listing(grown)) if not n.startswith(".stages/")] == names
+    pieces = [sorted(publish.stage_of(n) for n in publish.listing(p) if n.startswith(".stages/"))
+              for p in (grown, cold)]
+    assert pieces[0] == pieces[1]  # as many, named by a key that holds the corpus folder's path
     different = [n for n in names if (grown / n).read_bytes() != (cold / n).read_bytes()]
     assert different in ([], ["crdiff.sqlite"])
     assert database_rows(grown / "crdiff.sqlite") == database_rows(cold / "crdiff.sqlite")

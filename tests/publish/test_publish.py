@@ -95,12 +95,12 @@ def test_a_run_killed_mid_export_leaves_the_previous_run_whole(tmp_path, monkeyp
     (tmp_path / "p" / ".rules.csv.x1.tmp").write_text("orphan")
     real = export.write_table
 
-    def dies_after_rules(data, folder, name, *args, **kwargs):
+    def dies_after_lineages(data, folder, name, *args, **kwargs):
         real(data, folder, name, *args, **kwargs)
-        if name == "rules":
+        if name == "lineages":  # a table export writes whole (the stage files before it are kept, not written)
             raise KeyboardInterrupt  # what a kill looks like to the code that was running
 
-    monkeypatch.setattr(export, "write_table", dies_after_rules)
+    monkeypatch.setattr(export, "write_table", dies_after_lineages)
     extra = tmp_path / "extra"
     extra.mkdir()
     (extra / "note.txt").write_text("not rules")

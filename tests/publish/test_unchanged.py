@@ -10,13 +10,13 @@ import sqlite3
 from dataclasses import asdict, replace
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from pipeline import run as stages
-from pipeline.publish import load, parquet, unchanged
+from pipeline.publish import load, parquet, stagefiles, unchanged
 from pipeline.publish.database import CHANGE_TEXTS
 from pipeline.publish.export import flatten
-from pipeline.publish.stagefiles import FOLDER
 from pipeline.query import compare as cmp, history
 from pipeline.query.history import load_rules
 from pipeline.records import RuleChange
@@ -46,7 +46,8 @@ def test_only_what_the_rules_table_says_is_left_out(given, left_out):
 def full_table(processed) -> pd.DataFrame:
     """Every change, as the align stage handed it to export (typed rows, as `load.rows` gives them)."""
     names = BY_NAME["changes"].names
-    data = load.columns(load.read(processed, "changes", check=False, file=f"{FOLDER}/align.changes"))
+    tables = [load.read(processed, "changes", check=False, file=f) for f in stagefiles.change_files(processed)]
+    data = load.columns(pa.concat_tables(tables))
     return pd.DataFrame([dict(zip(names, values)) for values in zip(*(parquet.python("changes", n, data[n])
                                                                       for n in names))], columns=names)
 

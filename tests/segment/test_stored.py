@@ -71,7 +71,7 @@ def test_adding_an_edition_segments_it_alone_and_publishes_what_a_cold_run_does(
     run(corpus, tmp_path / "cold", segmented)
     assert segmented[-1] == {"a", "b", "c"}  # a cache of its own: everything segmented
     incremental, cold = published(tmp_path / "p"), published(tmp_path / "cold")
-    assert "rules.csv" in cold and ".stages/segment.rules.parquet" in cold
+    assert "rules.csv" in cold and ".stages/segment.json.gz" in cold
     assert "notes.txt" in cold["sources.csv"].decode() and len(cold["discards.csv"].splitlines()) > 1
     assert incremental == cold
 
