@@ -250,7 +250,7 @@ def _export(result: Result, history, out: Path, grows: bool = True) -> None:
     tail = grow.plan(published, current) if grows else None
     grown = [r for r in rules if r.edition >= tail.start] if tail else rules
     tables = {  # built, written and freed one at a time: only a summary of each is kept
-        "rules": lambda: export.rule_rows(grown, history),
+        "rules": lambda: export.rule_chunks(grown, history),
         "changes": lambda: export.change_rows(history, rules),
         "lineages": lambda: export.lineage_rows(rules, history, eds),
         "editions": lambda: export.edition_rows(eds, rules),

@@ -138,55 +138,74 @@ def forget(published: Path) -> None:
     (published / SIDECAR).unlink(missing_ok=True)
 
 
-def _runs(data: pd.DataFrame, editions: list[str]):
-    """(edition, its rows) for each edition in order (none for an edition with no rows); the rows must be
-    in edition order, as the tables write them."""
-    values = data["edition"].tolist()
-    if values != sorted(values):
-        raise PipelineError(f"rows not in edition order: cannot be grown ({values[:1]})")
-    at = 0
-    for edition in editions:
-        n = 0
-        while at + n < len(values) and values[at + n] == edition:
-            n += 1
-        yield edition, data.iloc[at:at + n]
-        at += n
-    if at != len(values):
-        raise PipelineError("rows of an edition without a digest: cannot be grown")
+def _runs(chunks, editions: list[str]):
+    """(edition, rows) for each run of one edition's rows in the chunks (frames in table order, which must be
+    edition order; an edition's rows may span chunks), and (edition, None) for each of `editions` with none."""
+    at, current = 0, None
+    for chunk in chunks:
+        values = chunk["edition"].tolist()
+        i = 0
+        while i < len(values):
+            edition, n = values[i], 1
+            while i + n < len(values) and values[i + n] == edition:
+                n += 1
+            if edition != current:
+                while at < len(editions) and editions[at] != edition:
+                    yield editions[at], None
+                    at += 1
+                if at == len(editions):
+                    raise PipelineError(f"rows not in edition order, or of an edition without a digest: cannot be "
+                                        f"grown ({edition})")
+                at, current = at + 1, edition
+            yield edition, chunk.iloc[i:i + n]
+            i += n
+    for edition in editions[at:]:
+        yield edition, None
 
 
-def _write_csv(f, data: pd.DataFrame, name: str, editions: list[str], db, texts) -> list[list]:
-    """The rows of `data`, edition after edition, into the open text file `f` (no header): each
+def _write_csv(f, chunks, name: str, editions: list[str], db, texts) -> list[list]:
+    """The rows of the chunks, edition after edition, into the open text file `f` (no header): each
     edition's [edition, rows, offset, examples]."""
-    marks = []
-    for edition, rows in _runs(data, editions):
-        marks.append([edition, len(rows), f.tell(), datapackage.summarize(rows)["examples"]])
-        for i in range(0, len(rows), export.CHUNK):
-            chunk = rows.iloc[i:i + export.CHUNK]
-            flat = export.flatten(chunk, name, texts)
-            flat.to_csv(f, index=False, header=False, lineterminator="\r\n")
-            if db is not None:
-                db.add(name, flat)
+    marks: list[list] = []
+    for edition, rows in _runs(chunks, editions):
+        if not marks or marks[-1][0] != edition:
+            marks.append([edition, 0, f.tell(), {}])
+        mark = marks[-1]
+        if rows is None:
+            mark[3] = dict.fromkeys(BY_NAME[name].names, "")
+            continue
+        mark[1] += len(rows)
+        seen = datapackage.summarize(rows)["examples"]
+        mark[3] = {c: mark[3].get(c) or seen[c] for c in seen}  # each column's first example in the edition
+        flat = export.flatten(rows, name, texts)
+        flat.to_csv(f, index=False, header=False, lineterminator="\r\n")
+        if db is not None:
+            db.add(name, flat)
     return marks
 
 
-def _header(name: str, data: pd.DataFrame, texts) -> str:
-    return export.flatten(data.iloc[:0], name, texts).to_csv(index=False, lineterminator="\r\n")
+def _header(name: str, texts) -> str:
+    empty = pd.DataFrame({c: pd.Series(dtype=object) for c in BY_NAME[name].names})
+    return export.flatten(empty, name, texts).to_csv(index=False, lineterminator="\r\n")
 
 
-def write(data: pd.DataFrame, out: Path, name: str, editions: list[str], db, texts, tail: Tail | None,
-          marks: dict) -> dict:
+def chunked(data) -> list:
+    """A table's frame in the chunks a cold run writes (CHUNK rows), or the chunks themselves (a generator
+    of frames, each made when it is written: the rules table is never whole in memory)."""
+    if isinstance(data, pd.DataFrame):
+        return [data.iloc[i:i + export.CHUNK] for i in range(0, len(data), export.CHUNK)] or [data]
+    return data
+
+
+def write(data, out: Path, name: str, editions: list[str], db, texts, tail: Tail | None, marks: dict) -> dict:
     """Table `name` (a grown one) into `out`: CSV and Parquet, its rows into `db`; with `tail`, `data`
-    holds only the tail's rows and the published files give the rest. Records the marks; returns the
-    table's summary for the data dictionary."""
+    holds only the tail's rows and the published files give the rest. `data` is a frame or its chunks
+    (`chunked`), each written to both files before the next is made. Records the marks; returns the table's
+    summary for the data dictionary."""
     editions = [e for e in editions if tail is None or e >= tail.start]
-    chunks = [data.iloc[i:i + export.CHUNK] for i in range(0, len(data), export.CHUNK)] or [data]
-    if tail is None:
-        parquet.write(out, name, chunks)
-    else:
-        _splice_parquet(out, name, chunks, sum(m[1] for m in tail.kept(name)), tail)
-    marks["tables"][name] = (tail.kept(name) if tail else []) + _splice_csv(
-        out / f"{name}.csv", data, name, editions, db, texts, tail)
+    chunks = chunked(data)
+    marks["tables"][name] = (tail.kept(name) if tail else []) + _splice(out, name, chunks, editions, db, texts,
+                                                                         tail)
     marks["sizes"][name] = (out / f"{name}.csv").stat().st_size
     rows = marks["tables"][name]
     examples: dict[str, str] = {}
@@ -197,21 +216,35 @@ def write(data: pd.DataFrame, out: Path, name: str, editions: list[str], db, tex
     return {"rows": sum(m[1] for m in rows), "examples": {c: examples.get(c, "") for c in BY_NAME[name].names}}
 
 
-def _splice_csv(path: Path, data, name, editions, db, texts, tail: Tail | None) -> list[list]:
-    """path: the published bytes before the tail (or the header), then the tail's rows."""
+def _splice(out: Path, name: str, chunks, editions, db, texts, tail: Tail | None) -> list[list]:
+    """name.csv: the published bytes before the tail (or the header), then the tail's rows; name.parquet:
+    written as the chunks go by (a cold run), or the published rows before the tail and the tail's."""
     marks = []
+    tail_chunks: list[pd.DataFrame] = []
+
+    def passing(each):  # each chunk into the Parquet file's writer as it goes into the CSV (or kept, for a tail)
+        for chunk in each:
+            if tail is not None:
+                tail_chunks.append(chunk)
+            yield chunk
 
     def write(raw):
         if tail is None:
-            raw.write(_header(name, data, texts).encode("utf-8"))
+            raw.write(_header(name, texts).encode("utf-8"))
         else:
             with open(tail.published / f"{name}.csv", "rb") as src:
                 _copy(src, raw, tail.end(name))
         f = io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=True)
-        marks.extend(_write_csv(f, data, name, editions, db, texts))
+        if tail is None:
+            with parquet.writer(out, name) as sink:
+                marks.extend(_write_csv(f, sink.passing(chunks), name, editions, db, texts))
+        else:
+            marks.extend(_write_csv(f, passing(chunks), name, editions, db, texts))
         f.flush()
         f.detach()
-    write_bytes_with(path, write)
+    write_bytes_with(out / f"{name}.csv", write)
+    if tail is not None:
+        _splice_parquet(out, name, tail_chunks, sum(m[1] for m in tail.kept(name)), tail)
     return marks
 
 

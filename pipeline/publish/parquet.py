@@ -9,6 +9,7 @@ Arrow date. The empty strings (no `edition_end`) stay empty strings, as in the r
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -102,15 +103,38 @@ def write_arrow(folder: Path, name: str, table: pa.Table) -> None:
 def write(folder: Path, name: str, chunks, file: str | None = None) -> None:
     """name.parquet (or file.parquet) from the chunks of table `name`'s frame, under a temporary
     name renamed into place."""
+    with writer(folder, name, file) as sink:
+        for _ in sink.passing(chunks):
+            pass
+
+
+class _Groups:
+    """Chunks of a table's frame written as they pass, in row groups of ROW_GROUP rows."""
+
+    def __init__(self, writer: pq.ParquetWriter, name: str):
+        self.writer, self.name, self.group = writer, name, []
+
+    def passing(self, chunks):
+        """Each chunk, after it is in the file's next row group (written when full, or at the end)."""
+        for chunk in chunks:
+            self.group.append(arrow_table(self.name, chunk))
+            if sum(t.num_rows for t in self.group) >= ROW_GROUP:
+                self.flush()
+            yield chunk
+        self.flush()
+
+    def flush(self) -> None:
+        if self.group:
+            self.writer.write_table(pa.concat_tables(self.group), row_group_size=ROW_GROUP)
+            self.group = []
+
+
+@contextmanager
+def writer(folder: Path, name: str, file: str | None = None):
+    """A sink for table `name`'s chunks (`passing`): name.parquet (or file.parquet) under a temporary name,
+    renamed into place when all went through."""
     path = folder / f"{file or name}.parquet"
     with replacing(path, mode=0o644) as tmp, \
             pq.ParquetWriter(tmp, arrow_schema(BY_NAME[name]), compression="zstd",
-                             dictionary_pagesize_limit=DICTIONARY_BYTES) as writer:
-        group: list[pa.Table] = []
-        for chunk in chunks:
-            group.append(arrow_table(name, chunk))
-            if sum(t.num_rows for t in group) >= ROW_GROUP:
-                writer.write_table(pa.concat_tables(group), row_group_size=ROW_GROUP)
-                group = []
-        if group:
-            writer.write_table(pa.concat_tables(group), row_group_size=ROW_GROUP)
+                             dictionary_pagesize_limit=DICTIONARY_BYTES) as sink:
+        yield _Groups(sink, name)
