@@ -123,7 +123,8 @@ def test_the_database_s_references_view_has_the_csv_s_rows(seeds_run):
     """`references` is a view over the rules' lists in the database: the CSV's rows, in its order, one for one."""
     _, processed = seeds_run
     csv = pd.read_csv(processed / "references.csv", dtype=str, keep_default_na=False)
-    expected = [(e, r, k, int(o), t, int(x == "True"), tk or None) for e, r, k, o, t, x, tk in csv.itertuples(index=False)]
+    expected = [(e, r, k, int(o), t, int(x == "True"), tk or None)
+                for e, r, k, o, t, x, tk in csv.itertuples(index=False)]
     con = sqlite3.connect(processed / "crdiff.sqlite")
     assert con.execute('SELECT * FROM "references"').fetchall() == expected
     assert {x for *_, x, _ in expected} == {0, 1} and len(expected) > 20  # dangling ones too
