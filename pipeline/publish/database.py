@@ -67,7 +67,8 @@ FROM rules AS r JOIN json_each(r."references") AS j
         AND q.edition = r.edition AND q.kind NOT IN ('glossary', 'commentary') ORDER BY q.rowid LIMIT 1)
 WHERE r."references" <> '[]'"""
 VIEWS = {"glossary", "references"}  # tables of the CSV that the database gives as views
-GROWN = ("rules",)  # tables a grown database keeps the earlier editions' rows of (publish/grow.py)
+# tables a grown database keeps the earlier editions' rows of (publish/grow.py), with their edition's column
+GROWN = {"rules": "edition", "changes": "to_edition"}
 # The rows `changes` leaves out (pipeline/publish/unchanged.py: a rule that goes on word for word under
 # the same number), rebuilt as `unchanged.continuations` does: each rule after the previous record of its
 # lineage (copies make no step), when no row of `changes` reaches it. Columns as in `changes`; a step
@@ -129,6 +130,7 @@ class Database:
         self.con.execute("PRAGMA synchronous = OFF")
         self.con.execute("BEGIN")
         self.created: set[str] = set()
+        self.kept_changes = 0  # the rowid of the last change kept from `base`: the wordings of the later ones are found
         if self.grown:
             self.created = {t.name for t in TABLES if t.name not in VIEWS}
 
@@ -137,9 +139,10 @@ class Database:
         the other tables (written whole again)."""
         for table in (t.name for t in TABLES if t.name not in VIEWS and t.name != "texts"):
             if table in GROWN:
-                self.con.execute(f'DELETE FROM "{table}" WHERE edition >= ?', (edition,))
+                self.con.execute(f'DELETE FROM "{table}" WHERE "{GROWN[table]}" >= ?', (edition,))
             else:
                 self.con.execute(f'DELETE FROM "{table}"')
+        self.kept_changes = self.con.execute("SELECT coalesce(max(rowid), 0) FROM changes").fetchone()[0]
 
     def definitions(self) -> dict[tuple[str, str], str]:
         """(text, examples) -> the text_id of the first rule (in the table's order) with them, over the rules
@@ -197,7 +200,7 @@ class Database:
                         self.con.execute(create_sql(table))
             if whole:
                 self._indexes_search_views()
-            self.con.execute(CHANGE_TEXTS)
+            self.con.execute(CHANGE_TEXTS + " WHERE rowid > ?", (self.kept_changes,))
             self.con.execute("COMMIT")
             if whole:
                 self.con.execute("VACUUM")

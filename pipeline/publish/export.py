@@ -88,12 +88,20 @@ def sentences_of(base: str, offsets) -> tuple[str, ...]:
 def change_rows(history, rules: list[Rule] | None = None) -> pd.DataFrame:
     """Every change; with `rules` (the published table), all but the plain unchanged ones, which the
     rules table already says (pipeline/publish/unchanged.py)."""
+    return change_frame(stored_changes(history, rules))
+
+
+def stored_changes(history, rules: list[Rule] | None = None) -> list:
+    """The change records the table holds, in its order: with `rules`, the plain unchanged ones left out."""
     changes = history.changes
     if rules is not None:
         examples = {(r.edition, lineage): len(r.examples) for r in rules
                     if (lineage := history.lineage.get(rule_key(r))) is not None}
         changes = [c for c in changes if not unchanged.plain(c, examples.get((c.to_edition, c.lineage_id), -1))]
-    changes = sorted(changes, key=unchanged.order)
+    return sorted(changes, key=unchanged.order)
+
+
+def change_frame(changes: list) -> pd.DataFrame:
     data = {k: list(map(attrgetter(k), changes)) for k in BY_NAME["changes"].names}
     for column in ("ops", "title_ops", "substitutions"):  # most are empty: no list built for them
         data[column] = [[list(op) for op in ops] if ops else [] for ops in data[column]]

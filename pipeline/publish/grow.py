@@ -44,7 +44,8 @@ from pipeline.schema import BY_NAME
 
 SIDECAR = ".cache/export.json"
 VERSION = 1
-GROWN = ("rules", "references", "glossary")
+GROWN = ("rules", "references", "glossary", "changes")
+EDITION = {"changes": "to_edition"}  # the column whose edition orders a grown table's rows (else `edition`)
 DATABASE = "crdiff.sqlite"
 
 
@@ -53,11 +54,16 @@ def files() -> list[str]:
     return [f"{name}.{kind}" for name in GROWN for kind in ("csv", "parquet")] + [DATABASE]
 
 
-def digests(rules, history, sources: pd.DataFrame, code: str) -> dict[str, str]:
+def digests(rules, history, sources: pd.DataFrame, code: str, changes=()) -> dict[str, str]:
     """Per edition, a digest of what its rows of the grown tables are made from: the code, the sources
-    rows of its records' sources (bytes, dating, kind, counts), and each rule's lineage and last change."""
+    rows of its records' sources (bytes, dating, kind, counts), each rule's lineage and last change, and the
+    `changes` the change table holds that lead to it (an override may change a step's matches, or how they
+    were found, and no rule's lineage)."""
     source_rows = {row["source_id"]: json.dumps(row, sort_keys=True, default=str)
                    for row in sources.to_dict("records")}
+    steps: dict[str, list[str]] = {}
+    for c in changes:
+        steps.setdefault(c.to_edition, []).append(repr(c))
     lineage, changed = history.lineage, history.last_changed
     out = {}
     for edition, group in groupby(rules, key=lambda r: r.edition):
@@ -68,6 +74,7 @@ def digests(rules, history, sources: pd.DataFrame, code: str) -> dict[str, str]:
         h.update("\0".join(source_rows.get(s, s) for s in used).encode())
         h.update("\0".join([lineage.get(k, "") for k in keys]).encode())
         h.update("\0".join([changed.get(k, "") for k in keys]).encode())
+        h.update("\0".join(steps.get(edition, ())).encode())
         out[edition] = h.hexdigest()
     return out
 
@@ -138,12 +145,12 @@ def forget(published: Path) -> None:
     (published / SIDECAR).unlink(missing_ok=True)
 
 
-def _runs(chunks, editions: list[str]):
+def _runs(chunks, editions: list[str], column: str = "edition"):
     """(edition, rows) for each run of one edition's rows in the chunks (frames in table order, which must be
     edition order; an edition's rows may span chunks), and (edition, None) for each of `editions` with none."""
     at, current = 0, None
     for chunk in chunks:
-        values = chunk["edition"].tolist()
+        values = chunk[column].tolist()
         i = 0
         while i < len(values):
             edition, n = values[i], 1
@@ -167,7 +174,7 @@ def _write_csv(f, chunks, name: str, editions: list[str], db, texts) -> list[lis
     """The rows of the chunks, edition after edition, into the open text file `f` (no header): each
     edition's [edition, rows, offset, examples]."""
     marks: list[list] = []
-    for edition, rows in _runs(chunks, editions):
+    for edition, rows in _runs(chunks, editions, EDITION.get(name, "edition")):
         if not marks or marks[-1][0] != edition:
             marks.append([edition, 0, f.tell(), {}])
         mark = marks[-1]
