@@ -1,26 +1,31 @@
 """Tables that grow: a run that adds an edition after those the published run holds writes only the new
 edition's rows of the big tables and puts them after the published rows, instead of writing every row again.
 
-The grown tables are `rules`, `references` and `glossary`: their rows are in edition
-order and each row is made from its own edition's records and, through the history, its rule's `lineage_id`
-and `last_changed`. Every export (cold or not) records, per edition, a digest of what makes its rows (the
-code's fingerprint, the rows of the sources its records come from, the lineage and last change of each of
-its rules), where its rows start in each CSV and how many there are (`.cache/export.json`, the sidecar,
-written after the publication, naming the published files it describes by their listed digests). The next
-export compares the digests: the editions before the first one that differs (new, changed, removed) are
-kept as published, byte for byte; from that edition on, rows are written again (`Tail`). The seeds' copy
-edition of 2025-06-06 comes after the simulated editions and is written again each time; an edition
-inserted in the middle makes the tail start there; a change of code, of a source, of an override that
-moves a lineage, or a sidecar that does not describe the published files, makes it start at the first
-edition: the whole export, as before.
+The grown tables are `rules`, `references`, `glossary` and `changes`: their rows are in edition order (a
+change's: its step's new edition) and each row is made from its own edition's records and, through the
+history, its rule's `lineage_id` and `last_changed` (a change row: from its step's change records). Every
+export (cold or not) records, per edition, a digest of what makes its rows (the code's fingerprint, the rows
+of the sources its records come from, the lineage and last change of each of its rules, the change records
+the table holds for the step that leads to it), where its rows start in each CSV and how many there are
+(`.cache/export.json`, the sidecar, written after the publication, naming the published files it describes
+by their listed digests). The next export compares the digests: the editions before the first one that
+differs (new, changed, removed) are kept as published, byte for byte; from that edition on, rows are
+written again (`Tail`). The seeds' copy edition of 2025-06-06 comes after the simulated editions and is
+written again each time; an edition inserted in the middle makes the tail start there; a change of code, of
+a source, of an override that moves a lineage or changes a step, or a sidecar that does not describe the
+published files, makes it start at the first edition: the whole export, as before.
 
 A grown file is made in the staging folder (the published bytes up to the tail copied, the tail appended),
 never in place, so all-or-nothing publication and the run lock hold as for any file. CSV and Parquet files
 are byte-identical to a cold run's; the database (copied, its tail rows deleted and inserted again, its
 small tables replaced, new texts indexed) has the same rows, not the same bytes (no VACUUM, rowids of new
-texts after the old ones). The small tables (editions, lineages, changes, citations, texts, ...) whose old
-rows do change with a new edition (a lineage's last edition, a copy's observed edition, a citation's
-number in the latest edition) are written whole from the records, as before.
+texts after the old ones). The other tables are written whole from the records, as before: their old rows
+change with a new edition (adding the 110th simulated edition changed 3,254 of the 4,779 lineages' rows: a
+living lineage's `last_edition`, `editions` and `numbers`; a citation's `rule_in_latest_edition` follows
+the latest edition), or they are small (editions, texts, terminology: under 0.2 s together).
+
+A cold export writes the rules table chunk by chunk (`chunked`: each chunk into the CSV, the Parquet file
+and the database before the next is made), never the whole frame at once.
 """
 from __future__ import annotations
 
