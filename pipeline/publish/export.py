@@ -342,7 +342,7 @@ def flatten(chunk: pd.DataFrame, name: str, texts: Texts | None = None) -> pd.Da
     return flat
 
 
-CHUNK = 5000  # rows converted and written at a time: memory stays flat however big the run
+CHUNK = parquet.BATCH  # rows converted and written at a time: memory stays flat however big the run
 
 
 def write_table(data: pd.DataFrame, folder: Path, name: str, db: Database | None = None, file: str | None = None,

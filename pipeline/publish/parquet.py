@@ -88,16 +88,32 @@ def arrow_table(name: str, chunk) -> pa.Table:
 # stored once per group (rules.parquet of 110 simulated editions: 19.9 MB in groups of 5,000 rows,
 # 4.0 MB in one group with an 8 MB dictionary).
 ROW_GROUP = 200_000
+BATCH = 5000  # rows per chunk of a frame (export.CHUNK), each converted at a time
 DICTIONARY_BYTES = 8 << 20
 
 
-def write_arrow(folder: Path, name: str, table: pa.Table) -> None:
-    """name.parquet from a whole Arrow table in 5,000-row batches (pipeline/publish/grow.py): the row
-    groups and pages `write` makes of the same rows, so the same bytes."""
+def write_arrow(folder: Path, name: str, parts) -> None:
+    """name.parquet from Arrow tables of any lengths (pipeline/publish/grow.py), in the row groups and
+    5,000-row batches `write` makes of the same rows, so the same bytes; a row group at a time in memory."""
+    schema = arrow_schema(BY_NAME[name])
     with replacing(folder / f"{name}.parquet", mode=0o644) as tmp, \
-            pq.ParquetWriter(tmp, arrow_schema(BY_NAME[name]), compression="zstd",
-                             dictionary_pagesize_limit=DICTIONARY_BYTES) as writer:
-        writer.write_table(table, row_group_size=ROW_GROUP)
+            pq.ParquetWriter(tmp, schema, compression="zstd", dictionary_pagesize_limit=DICTIONARY_BYTES) as writer:
+        pending: list[pa.Table] = []
+        rows = 0
+        for part in parts:
+            pending.append(part)
+            rows += part.num_rows
+            while rows >= ROW_GROUP:
+                group = pa.concat_tables(pending).combine_chunks()
+                _write_group(writer, schema, group.slice(0, ROW_GROUP))
+                pending, rows = [group.slice(ROW_GROUP)], rows - ROW_GROUP
+        if rows:
+            _write_group(writer, schema, pa.concat_tables(pending).combine_chunks())
+
+
+def _write_group(writer: pq.ParquetWriter, schema: pa.Schema, group: pa.Table) -> None:
+    batches = group.to_batches(max_chunksize=BATCH)
+    writer.write_table(pa.Table.from_batches(batches, schema=schema), row_group_size=ROW_GROUP)
 
 
 def write(folder: Path, name: str, chunks, file: str | None = None) -> None:

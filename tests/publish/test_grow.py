@@ -211,3 +211,24 @@ def test_a_grown_glossary_names_a_wording_by_the_first_rule_with_its_words(tmp_p
         assert grown_glossary == expected
         db.abandon()
     assert cold_glossary == grown_glossary  # the "two" case is the cold run's order
+
+
+def test_a_spliced_parquet_file_has_a_cold_run_s_row_groups_and_bytes(tmp_path, monkeypatch):
+    """Parts of any lengths (the published rows read back a batch at a time, then the tail's) make the row
+    groups and batches of a cold run's chunks: the same bytes, a row group at a time in memory."""
+    from pipeline.publish import parquet
+    import pyarrow.parquet as pq
+    monkeypatch.setattr(parquet, "ROW_GROUP", 10_000)
+    n = 27_000
+    data = pd.DataFrame({"from_edition": ["2001-01-01"] * n, "to_edition": ["2002-01-01"] * n,
+                         "old": [f"w{i % 997}" for i in range(n)], "new": [f"v{i}" for i in range(n)],
+                         "count": list(range(n))})
+    (tmp_path / "cold").mkdir()
+    (tmp_path / "grown").mkdir()
+    parquet.write(tmp_path / "cold", "terminology", [data.iloc[i:i + export.CHUNK] for i in range(0, n, export.CHUNK)])
+    cuts = [0, 7_300, 7_301, 21_000, n]
+    parquet.write_arrow(tmp_path / "grown", "terminology",
+                        (parquet.arrow_table("terminology", data.iloc[a:b]) for a, b in zip(cuts, cuts[1:])))
+    cold, grown = (tmp_path / "cold" / "terminology.parquet"), (tmp_path / "grown" / "terminology.parquet")
+    assert pq.ParquetFile(cold).metadata.num_row_groups == 3
+    assert grown.read_bytes() == cold.read_bytes()
