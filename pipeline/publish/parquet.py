@@ -99,16 +99,16 @@ def write_arrow(folder: Path, name: str, parts) -> None:
     with replacing(folder / f"{name}.parquet", mode=0o644) as tmp, \
             pq.ParquetWriter(tmp, schema, compression="zstd", dictionary_pagesize_limit=DICTIONARY_BYTES) as writer:
         pending: list[pa.Table] = []
-        rows = 0
+        rows = written = 0
         for part in parts:
             pending.append(part)
             rows += part.num_rows
             while rows >= ROW_GROUP:
                 group = pa.concat_tables(pending).combine_chunks()
                 _write_group(writer, schema, group.slice(0, ROW_GROUP))
-                pending, rows = [group.slice(ROW_GROUP)], rows - ROW_GROUP
-        if rows:
-            _write_group(writer, schema, pa.concat_tables(pending).combine_chunks())
+                pending, rows, written = [group.slice(ROW_GROUP)], rows - ROW_GROUP, written + 1
+        if rows or not written:  # no rows at all: one empty row group, as `write` makes
+            _write_group(writer, schema, pa.concat_tables(pending or [schema.empty_table()]).combine_chunks())
 
 
 def _write_group(writer: pq.ParquetWriter, schema: pa.Schema, group: pa.Table) -> None:
@@ -128,7 +128,7 @@ class _Groups:
     """Chunks of a table's frame written as they pass, in row groups of ROW_GROUP rows."""
 
     def __init__(self, writer: pq.ParquetWriter, name: str):
-        self.writer, self.name, self.group = writer, name, []
+        self.writer, self.name, self.group, self.written = writer, name, [], False
 
     def passing(self, chunks):
         """Each chunk, after it is in the file's next row group (written when full, or at the end)."""
@@ -137,12 +137,14 @@ class _Groups:
             if sum(t.num_rows for t in self.group) >= ROW_GROUP:
                 self.flush()
             yield chunk
+        if not self.group and not self.written:  # no chunk at all: one empty row group, as for an empty frame
+            self.group.append(arrow_schema(BY_NAME[self.name]).empty_table())
         self.flush()
 
     def flush(self) -> None:
         if self.group:
             self.writer.write_table(pa.concat_tables(self.group), row_group_size=ROW_GROUP)
-            self.group = []
+            self.group, self.written = [], True
 
 
 @contextmanager
