@@ -255,12 +255,13 @@ def _export(result: Result, history, out: Path, grows: bool = True) -> None:
     _write_sources(result, out, records)
     published = out.parent
     code = code_hash("pipeline.run", LIBRARIES, (TEMPLATES, registry.TABLE.parent))  # the sets' names too
-    current = grow.digests(rules, history, result.sources_frame, code)
+    changes = export.stored_changes(history, rules)
+    current = grow.digests(rules, history, result.sources_frame, code, changes)
     tail = grow.plan(published, current) if grows else None
     grown = [r for r in rules if r.edition >= tail.start] if tail else rules
     tables = {  # built, written and freed one at a time: only a summary of each is kept
-        "rules": lambda: export.rule_rows(grown, history),
-        "changes": lambda: export.change_rows(history, rules),
+        "rules": lambda: export.rule_chunks(grown, history),
+        "changes": lambda: export.change_frame([c for c in changes if not tail or c.to_edition >= tail.start]),
         "lineages": lambda: export.lineage_rows(rules, history, eds),
         "editions": lambda: export.edition_rows(eds, rules),
         "references": lambda: export.reference_rows(grown),

@@ -13,6 +13,9 @@ the texts beside 300,000 rules or changes took seconds a page. The joins live in
 (pipeline/publish/browse.py), which pick their few rows by index first. Two views do rebuild rows,
 and say so in their names: `changes_unchanged`, the plain unchanged rows `changes` leaves out
 (pipeline/publish/unchanged.py), and `changes_all`, `changes` with them (the table as it was).
+`references` is a view too: each rule's `references` list, one row per target, the target's kind
+found by index (it was a second copy of those lists, with a key of its own: 17 of the 108 MB of 110
+simulated editions; the view counts its 161,000 rows in under a second).
 Lists are JSON text (SQLite's JSON functions read them), booleans 0/1, dates ISO text; an empty
 field is NULL, as in the CSV. The same tables give the same bytes: rows in the CSV's order, no
 timestamps.
@@ -35,12 +38,14 @@ SQL_TYPE = {"string": "TEXT", "edition": "TEXT", "date": "TEXT", "integer": "INT
 FILTERED = ("edition", "rule_id", "lineage_id", "from_edition", "to_edition", "old_rule_id", "new_rule_id", "text_id")
 # A rule's lineage index also orders by edition: a version's previous one is one seek (the view
 # changes_unchanged, one step of it in 0.03 s on 110 editions instead of 2 s; 3.5 MB)
-ALSO = {("rules", "lineage_id"): ("edition",)}
+ALSO = {("rules", "lineage_id"): ("edition",),
+        # and a number's: a rule of an edition by its number is one seek (the view `references` finds each
+        # target's kind so, and the wordings of the rules a change names are found so)
+        ("rules", "rule_id"): ("edition",)}
 SEARCH = """CREATE VIRTUAL TABLE texts_fts USING fts5(text, content="texts", content_rowid="rowid",
     tokenize="porter unicode61 remove_diacritics 2")"""
 # The wording of the rules a change names (the first printing of the number, never a commentary
-# note), looked up through an index made for it and dropped after: the published file keeps its size.
-NAMED = "CREATE INDEX named ON rules (edition, rule_id, occurrence)"
+# note), looked up through the index on (rule_id, edition).
 CHANGE_TEXTS = """UPDATE changes SET
     old_text_id = (SELECT r.text_id FROM rules AS r WHERE r.edition = changes.from_edition
         AND r.rule_id = changes.old_rule_id AND r.occurrence = 1 AND r.kind <> 'commentary'),
@@ -51,8 +56,19 @@ GLOSSARY = """CREATE VIEW glossary AS
 SELECT r.edition, r.title AS term, r.occurrence, t.text AS definition, t.examples, r."references", r.lineage_id,
     r.source, r.line_start, r.line_end
 FROM rules AS r LEFT JOIN texts AS t ON t.text_id = r.text_id WHERE r.kind = 'glossary'"""
-VIEWS = {"glossary"}  # tables of the CSV that the database gives as views
-GROWN = ("rules", "references")  # tables a grown database keeps the earlier editions' rows of (publish/grow.py)
+# A rule's references, one row per target, as the CSV's `references` (pipeline/publish/export.py
+# reference_rows: in the rules' order, each list in its order; a target exists when its edition has a rule
+# of that number, not a glossary entry nor a commentary note, the first one giving its kind)
+REFERENCES = """CREATE VIEW "references" AS
+SELECT r.edition, r.rule_id, r.kind, r.occurrence, j.value AS target, t.kind IS NOT NULL AS target_exists,
+    t.kind AS target_kind
+FROM rules AS r JOIN json_each(r."references") AS j
+    LEFT JOIN rules AS t ON t.rowid = (SELECT q.rowid FROM rules AS q WHERE q.rule_id = j.value
+        AND q.edition = r.edition AND q.kind NOT IN ('glossary', 'commentary') ORDER BY q.rowid LIMIT 1)
+WHERE r."references" <> '[]'"""
+VIEWS = {"glossary", "references"}  # tables of the CSV that the database gives as views
+# tables a grown database keeps the earlier editions' rows of (publish/grow.py), with their edition's column
+GROWN = {"rules": "edition", "changes": "to_edition"}
 # The rows `changes` leaves out (pipeline/publish/unchanged.py: a rule that goes on word for word under
 # the same number), rebuilt as `unchanged.continuations` does: each rule after the previous record of its
 # lineage (copies make no step), when no row of `changes` reaches it. Columns as in `changes`; a step
@@ -114,6 +130,7 @@ class Database:
         self.con.execute("PRAGMA synchronous = OFF")
         self.con.execute("BEGIN")
         self.created: set[str] = set()
+        self.kept_changes = 0  # the rowid of the last change kept from `base`: the wordings of the later ones are found
         if self.grown:
             self.created = {t.name for t in TABLES if t.name not in VIEWS}
 
@@ -122,9 +139,10 @@ class Database:
         the other tables (written whole again)."""
         for table in (t.name for t in TABLES if t.name not in VIEWS and t.name != "texts"):
             if table in GROWN:
-                self.con.execute(f'DELETE FROM "{table}" WHERE edition >= ?', (edition,))
+                self.con.execute(f'DELETE FROM "{table}" WHERE "{GROWN[table]}" >= ?', (edition,))
             else:
                 self.con.execute(f'DELETE FROM "{table}"')
+        self.kept_changes = self.con.execute("SELECT coalesce(max(rowid), 0) FROM changes").fetchone()[0]
 
     def definitions(self) -> dict[tuple[str, str], str]:
         """(text, examples) -> the text_id of the first rule (in the table's order) with them, over the rules
@@ -180,11 +198,9 @@ class Database:
                 for table in (in_database(t) for t in TABLES if t.name not in VIEWS):
                     if table.name not in self.created:
                         self.con.execute(create_sql(table))
-            self.con.execute(NAMED)
-            self.con.execute(CHANGE_TEXTS)
-            self.con.execute("DROP INDEX named")
             if whole:
                 self._indexes_search_views()
+            self.con.execute(CHANGE_TEXTS + " WHERE rowid > ?", (self.kept_changes,))
             self.con.execute("COMMIT")
             if whole:
                 self.con.execute("VACUUM")
@@ -200,6 +216,7 @@ class Database:
         self.con.execute(SEARCH)
         self.con.execute("INSERT INTO texts_fts (rowid, text) SELECT rowid, text FROM texts")
         self.con.execute(GLOSSARY)
+        self.con.execute(REFERENCES)
         self.con.execute(UNCHANGED)
         self.con.execute(ALL_CHANGES)
 

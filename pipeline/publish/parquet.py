@@ -9,6 +9,7 @@ Arrow date. The empty strings (no `edition_end`) stay empty strings, as in the r
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -87,30 +88,71 @@ def arrow_table(name: str, chunk) -> pa.Table:
 # stored once per group (rules.parquet of 110 simulated editions: 19.9 MB in groups of 5,000 rows,
 # 4.0 MB in one group with an 8 MB dictionary).
 ROW_GROUP = 200_000
+BATCH = 5000  # rows per chunk of a frame (export.CHUNK), each converted at a time
 DICTIONARY_BYTES = 8 << 20
 
 
-def write_arrow(folder: Path, name: str, table: pa.Table) -> None:
-    """name.parquet from a whole Arrow table in 5,000-row batches (pipeline/publish/grow.py): the row
-    groups and pages `write` makes of the same rows, so the same bytes."""
+def write_arrow(folder: Path, name: str, parts) -> None:
+    """name.parquet from Arrow tables of any lengths (pipeline/publish/grow.py), in the row groups and
+    5,000-row batches `write` makes of the same rows, so the same bytes; a row group at a time in memory."""
+    schema = arrow_schema(BY_NAME[name])
     with replacing(folder / f"{name}.parquet", mode=0o644) as tmp, \
-            pq.ParquetWriter(tmp, arrow_schema(BY_NAME[name]), compression="zstd",
-                             dictionary_pagesize_limit=DICTIONARY_BYTES) as writer:
-        writer.write_table(table, row_group_size=ROW_GROUP)
+            pq.ParquetWriter(tmp, schema, compression="zstd", dictionary_pagesize_limit=DICTIONARY_BYTES) as writer:
+        pending: list[pa.Table] = []
+        rows = written = 0
+        for part in parts:
+            pending.append(part)
+            rows += part.num_rows
+            while rows >= ROW_GROUP:
+                group = pa.concat_tables(pending).combine_chunks()
+                _write_group(writer, schema, group.slice(0, ROW_GROUP))
+                pending, rows, written = [group.slice(ROW_GROUP)], rows - ROW_GROUP, written + 1
+        if rows or not written:  # no rows at all: one empty row group, as `write` makes
+            _write_group(writer, schema, pa.concat_tables(pending or [schema.empty_table()]).combine_chunks())
+
+
+def _write_group(writer: pq.ParquetWriter, schema: pa.Schema, group: pa.Table) -> None:
+    batches = group.to_batches(max_chunksize=BATCH)
+    writer.write_table(pa.Table.from_batches(batches, schema=schema), row_group_size=ROW_GROUP)
 
 
 def write(folder: Path, name: str, chunks, file: str | None = None) -> None:
     """name.parquet (or file.parquet) from the chunks of table `name`'s frame, under a temporary
     name renamed into place."""
+    with writer(folder, name, file) as sink:
+        for _ in sink.passing(chunks):
+            pass
+
+
+class _Groups:
+    """Chunks of a table's frame written as they pass, in row groups of ROW_GROUP rows."""
+
+    def __init__(self, writer: pq.ParquetWriter, name: str):
+        self.writer, self.name, self.group, self.written = writer, name, [], False
+
+    def passing(self, chunks):
+        """Each chunk, after it is in the file's next row group (written when full, or at the end)."""
+        for chunk in chunks:
+            self.group.append(arrow_table(self.name, chunk))
+            if sum(t.num_rows for t in self.group) >= ROW_GROUP:
+                self.flush()
+            yield chunk
+        if not self.group and not self.written:  # no chunk at all: one empty row group, as for an empty frame
+            self.group.append(arrow_schema(BY_NAME[self.name]).empty_table())
+        self.flush()
+
+    def flush(self) -> None:
+        if self.group:
+            self.writer.write_table(pa.concat_tables(self.group), row_group_size=ROW_GROUP)
+            self.group, self.written = [], True
+
+
+@contextmanager
+def writer(folder: Path, name: str, file: str | None = None):
+    """A sink for table `name`'s chunks (`passing`): name.parquet (or file.parquet) under a temporary name,
+    renamed into place when all went through."""
     path = folder / f"{file or name}.parquet"
     with replacing(path, mode=0o644) as tmp, \
             pq.ParquetWriter(tmp, arrow_schema(BY_NAME[name]), compression="zstd",
-                             dictionary_pagesize_limit=DICTIONARY_BYTES) as writer:
-        group: list[pa.Table] = []
-        for chunk in chunks:
-            group.append(arrow_table(name, chunk))
-            if sum(t.num_rows for t in group) >= ROW_GROUP:
-                writer.write_table(pa.concat_tables(group), row_group_size=ROW_GROUP)
-                group = []
-        if group:
-            writer.write_table(pa.concat_tables(group), row_group_size=ROW_GROUP)
+                             dictionary_pagesize_limit=DICTIONARY_BYTES) as sink:
+        yield _Groups(sink, name)

@@ -4,15 +4,17 @@ and JSON file, the same rows for the database; a run killed while growing leaves
 import hashlib
 import json
 import shutil
+from dataclasses import replace
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 
 from pipeline import run as stages
 from pipeline.ingest.clean import compare_form
 from pipeline.publish import export, grow
 from pipeline.publish.database import Database
-from pipeline.records import Rule
+from pipeline.records import Rule, RuleChange
 from pipeline.publish import transaction as publish
 from conftest import RAW, archive_files, needs_archive
 from published import database_rows
@@ -75,12 +77,18 @@ def cold(tmp_path_factory):
 @on_archive
 @pytest.mark.parametrize("before, tail", [([0, 1, 2], 3),  # the newest edition added: the common case
                                           ([0, 1, 3], 2)])  # one inserted before the newest
-def test_a_run_that_adds_an_edition_publishes_what_a_cold_run_does(tmp_path, cold, before, tail):
+def test_a_run_that_adds_an_edition_publishes_what_a_cold_run_does(tmp_path, cold, before, tail, monkeypatch):
     folder = corpus(tmp_path / "arch", before)
     run(tmp_path / "p", folder)
     assert sidecar(tmp_path / "p")["tail"] == ""  # nothing published before: the whole export
+    made = []  # the steps whose change rows are written again
+    real = grow.write
+    monkeypatch.setattr(grow, "write", lambda data, out, name, *args: made.extend(
+        data["to_edition"] if name == "changes" else []) or real(data, out, name, *args))
     run(tmp_path / "p", corpus(folder, [0, 1, 2, 3]))
-    assert sidecar(tmp_path / "p")["tail"] == archive_files()[tail].stem  # only from the added edition on
+    start = archive_files()[tail].stem
+    assert sidecar(tmp_path / "p")["tail"] == start  # only from the added edition on
+    assert made and min(made) == start  # the earlier steps' change rows are the published ones
     assert_same_as_cold(tmp_path / "p", cold)
 
 
@@ -110,7 +118,7 @@ def test_a_sidecar_that_does_not_describe_the_published_files_is_not_used(tmp_pa
 
 
 @on_archive
-@pytest.mark.parametrize("where", ["csv", "database"])
+@pytest.mark.parametrize("where", ["csv", "changes", "database"])
 def test_a_run_killed_while_growing_leaves_the_published_run_whole_and_the_next_run_right(tmp_path, cold,
                                                                                           monkeypatch, where):
     folder = corpus(tmp_path / "arch", [0, 1, 2])
@@ -122,11 +130,13 @@ def test_a_run_killed_while_growing_leaves_the_published_run_whole_and_the_next_
         raise KeyboardInterrupt  # what a kill looks like to the code that was running
 
     real_csv, real_texts = grow._write_csv, stages.Database.texts
-    if where == "csv":  # half of rules.csv's tail written, in the staging folder
+    if where in ("csv", "changes"):  # rules.csv's tail written in the staging folder (or the changes' too)
 
-        def dies_midway(f, *args, **kwargs):
-            real_csv(f, *args, **kwargs)
-            killed()
+        def dies_midway(f, chunks, name, *args, **kwargs):
+            marks = real_csv(f, chunks, name, *args, **kwargs)
+            if where == "csv" or name == "changes":
+                killed()
+            return marks
         monkeypatch.setattr(grow, "_write_csv", dies_midway)
     else:  # the copy of the database grown, its texts not yet
         monkeypatch.setattr(stages.Database, "texts", killed)
@@ -161,6 +171,18 @@ def test_the_tail_starts_at_the_first_edition_whose_digest_differs(tmp_path):
         assert grow.plan(tmp_path, {"2001": "a", "2002": "b", "2003": "c", "2004": "d"}) is None
 
 
+def test_a_step_s_changes_are_in_the_digest_of_its_new_edition():
+    """An override may change how a step's matches were found and no rule's lineage: the change rows of that step
+    must then be written again, from its new edition on."""
+    rules = [Rule(e, "s", "100.1", "rule", "", "", "Text.", "Text.") for e in ("2001", "2002", "2003")]
+    history = SimpleNamespace(lineage={}, last_changed={})
+    sources = pd.DataFrame({"source_id": ["s"]})
+    step = RuleChange("2001", "2002", "2001:100.1", "100.1", "100.1", "rule", "cosmetic", False, 99.0, False, "fuzzy")
+    before = grow.digests(rules, history, sources, "code", [step])
+    after = grow.digests(rules, history, sources, "code", [replace(step, method="override")])
+    assert [e for e in before if before[e] != after[e]] == ["2002"]
+
+
 def test_a_grown_glossary_names_a_wording_by_the_first_rule_with_its_words(tmp_path):
     """A glossary row names the text_id of the first rule (in table order) with its text and examples; when two
     kept rules have them, cut into sentences differently, a grown export must pick the same one as a cold one."""
@@ -192,3 +214,24 @@ def test_a_grown_glossary_names_a_wording_by_the_first_rule_with_its_words(tmp_p
         assert grown_glossary == expected
         db.abandon()
     assert cold_glossary == grown_glossary  # the "two" case is the cold run's order
+
+
+def test_a_spliced_parquet_file_has_a_cold_run_s_row_groups_and_bytes(tmp_path, monkeypatch):
+    """Parts of any lengths (the published rows read back a batch at a time, then the tail's) make the row
+    groups and batches of a cold run's chunks: the same bytes, a row group at a time in memory."""
+    from pipeline.publish import parquet
+    import pyarrow.parquet as pq
+    monkeypatch.setattr(parquet, "ROW_GROUP", 10_000)
+    n = 27_000
+    data = pd.DataFrame({"from_edition": ["2001-01-01"] * n, "to_edition": ["2002-01-01"] * n,
+                         "old": [f"w{i % 997}" for i in range(n)], "new": [f"v{i}" for i in range(n)],
+                         "count": list(range(n))})
+    (tmp_path / "cold").mkdir()
+    (tmp_path / "grown").mkdir()
+    parquet.write(tmp_path / "cold", "terminology", [data.iloc[i:i + export.CHUNK] for i in range(0, n, export.CHUNK)])
+    cuts = [0, 7_300, 7_301, 21_000, n]
+    parquet.write_arrow(tmp_path / "grown", "terminology",
+                        (parquet.arrow_table("terminology", data.iloc[a:b]) for a, b in zip(cuts, cuts[1:])))
+    cold, grown = (tmp_path / "cold" / "terminology.parquet"), (tmp_path / "grown" / "terminology.parquet")
+    assert pq.ParquetFile(cold).metadata.num_row_groups == 3
+    assert grown.read_bytes() == cold.read_bytes()

@@ -119,6 +119,17 @@ def test_parquet_and_sqlite_keep_the_types(seeds_run):
     assert {"rules_lineage_id", "rules_rule_id", "changes_to_edition", "changes_lineage_id"} <= indexed
 
 
+def test_the_database_s_references_view_has_the_csv_s_rows(seeds_run):
+    """`references` is a view over the rules' lists in the database: the CSV's rows, in its order, one for one."""
+    _, processed = seeds_run
+    csv = pd.read_csv(processed / "references.csv", dtype=str, keep_default_na=False)
+    expected = [(e, r, k, int(o), t, int(x == "True"), tk or None)
+                for e, r, k, o, t, x, tk in csv.itertuples(index=False)]
+    con = sqlite3.connect(processed / "crdiff.sqlite")
+    assert con.execute('SELECT * FROM "references"').fetchall() == expected
+    assert {x for *_, x, _ in expected} == {0, 1} and len(expected) > 20  # dangling ones too
+
+
 def test_changes_name_the_old_and_new_wording(seeds_run):
     """Every change row names the wording of the rules it names, old and new, by its key in texts
     (the database's own columns: one key join, no view over whole tables; '' is NULL)."""
@@ -135,7 +146,8 @@ def test_changes_name_the_old_and_new_wording(seeds_run):
         assert old == (old_rule.text or None if old_rule else None)
         assert new == (new_rule.text or None if new_rule else None)
     views = con.execute("SELECT name FROM sqlite_master WHERE type = 'view' AND name <> 'glossary'").fetchall()
-    assert views == [("changes_unchanged",), ("changes_all",)]  # no other view: they rebuild rows, and say so
+    # no other view: they rebuild rows, and say so (references: each rule's list, a row per target)
+    assert views == [("references",), ("changes_unchanged",), ("changes_all",)]
 
 
 @needs_archive
