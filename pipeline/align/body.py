@@ -81,10 +81,12 @@ def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match],
 
 def _children_went(old, new, o, found, extra, both, allowed) -> list[Match]:
     """A rule that ended while all its subrules went under one rule that continues another was merged into it,
-    when that rule holds most of its words (700.8 of 2020, "Some cards refer to cards with a name originally
-    printed in a particular set", and its lists 700.8a-c, which became 206.3a-c under 206.3 of 2025)."""
+    when that rule holds PLACED_SHARE of its words by rarity (700.8 of 2020, "Some cards refer to cards with a
+    name originally printed in a particular set", and its lists 700.8a-c, which became 206.3a-c under 206.3
+    of 2025)."""
     went = {m.old: m.new for m in found}
-    ended = {old[i].rule_id: i for i in o if i not in went and i not in {m.old for m in extra}
+    pieces = {m.old for m in extra}
+    ended = {old[i].rule_id: i for i in o if i not in went and i not in pieces
              and old[i].kind == "rule" and not _is_piece(old[i])}
     if not ended:
         return []
