@@ -34,18 +34,24 @@ def stratum(change: str, renumbered: bool) -> str | None:
     return change if change in CLASSES else None
 
 
-def sample(processed: Path, seed: int, per_class: int) -> list[dict]:
-    """`per_class` rows of each class (all of them when there are fewer), drawn by `seed`."""
-    changes = load.read(processed, "changes", ["from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id",
-                                                "kind", "change", "renumbered", "method", "note"]).to_pandas()
-    changes = changes[changes.kind != "commentary"]
-    rng = random.Random(seed)
+def _strata(changes) -> dict[str, dict[tuple, list[int]]]:
+    """class -> (from, to) -> the positions of that step's rows of that class in `changes`."""
     by_class: dict[str, dict[tuple, list[int]]] = defaultdict(lambda: defaultdict(list))
     for k, (change, renumbered, a, b) in enumerate(zip(changes.change, changes.renumbered,
                                                         changes.from_edition, changes.to_edition)):
         cls = stratum(change, bool(renumbered))
         if cls:
             by_class[cls][(a, b)].append(k)
+    return by_class
+
+
+def sample(processed: Path, seed: int, per_class: int) -> list[dict]:
+    """`per_class` rows of each class (all of them when there are fewer), drawn by `seed`."""
+    changes = load.read(processed, "changes", ["from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id",
+                                                "kind", "change", "renumbered", "method", "note"]).to_pandas()
+    changes = changes[changes.kind != "commentary"]
+    rng = random.Random(seed)
+    by_class = _strata(changes)
     picked = []
     for cls in CLASSES:
         steps = by_class.get(cls, {})
@@ -188,12 +194,7 @@ def population(processed: Path) -> Counter:
     columns = ["from_edition", "to_edition", "kind", "change", "renumbered"]
     changes = load.read(processed, "changes", columns).to_pandas()
     changes = changes[changes.kind != "commentary"]
-    out = Counter()
-    for change, renumbered, a, b in zip(changes.change, changes.renumbered, changes.from_edition, changes.to_edition):
-        cls = stratum(change, bool(renumbered))
-        if cls:
-            out[(cls, (a, b))] += 1
-    return out
+    return Counter({(cls, step): len(rows) for cls, steps in _strata(changes).items() for step, rows in steps.items()})
 
 
 def recall(rows: list[dict], counts: dict) -> list[dict]:

@@ -67,7 +67,8 @@ FROM rules AS r JOIN json_each(r."references") AS j
         AND q.edition = r.edition AND q.kind NOT IN ('glossary', 'commentary') ORDER BY q.rowid LIMIT 1)
 WHERE r."references" <> '[]'"""
 VIEWS = {"glossary", "references"}  # tables of the CSV that the database gives as views
-# tables a grown database keeps the earlier editions' rows of (publish/grow.py), with their edition's column
+# tables a grown database keeps the earlier editions' rows of (publish/grow.py), with the column whose edition
+# orders their rows (also in the grown CSV and Parquet files; `edition` for the others)
 GROWN = {"rules": "edition", "changes": "to_edition"}
 # The rows `changes` leaves out (pipeline/publish/unchanged.py: a rule that goes on word for word under
 # the same number), rebuilt as `unchanged.continuations` does: each rule after the previous record of its

@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 
 from pipeline.atomic import write_atomic, write_bytes_with
 from pipeline.errors import PipelineError
-from pipeline.publish import datapackage, export, parquet
+from pipeline.publish import database, datapackage, export, parquet
 from pipeline.publish import transaction as publish
 from pipeline.records import rule_key
 from pipeline.schema import BY_NAME
@@ -50,13 +50,11 @@ from pipeline.schema import BY_NAME
 SIDECAR = ".cache/export.json"
 VERSION = 1
 GROWN = ("rules", "references", "glossary", "changes")
-EDITION = {"changes": "to_edition"}  # the column whose edition orders a grown table's rows (else `edition`)
-DATABASE = "crdiff.sqlite"
 
 
 def files() -> list[str]:
     """The published files a tail is spliced onto."""
-    return [f"{name}.{kind}" for name in GROWN for kind in ("csv", "parquet")] + [DATABASE]
+    return [f"{name}.{kind}" for name in GROWN for kind in ("csv", "parquet")] + [database.NAME]
 
 
 def digests(rules, history, sources: pd.DataFrame, code: str, changes=()) -> dict[str, str]:
@@ -179,7 +177,7 @@ def _write_csv(f, chunks, name: str, editions: list[str], db, texts) -> list[lis
     """The rows of the chunks, edition after edition, into the open text file `f` (no header): each
     edition's [edition, rows, offset, examples]."""
     marks: list[list] = []
-    for edition, rows in _runs(chunks, editions, EDITION.get(name, "edition")):
+    for edition, rows in _runs(chunks, editions, database.GROWN.get(name, "edition")):
         if not marks or marks[-1][0] != edition:
             marks.append([edition, 0, f.tell(), {}])
         mark = marks[-1]
@@ -240,7 +238,7 @@ def _splice(out: Path, name: str, chunks, editions, db, texts, tail: Tail | None
                 tail_chunks.append(chunk)
             yield chunk
 
-    def write(raw):
+    def fill(raw):
         if tail is None:
             raw.write(_header(name, texts).encode("utf-8"))
         else:
@@ -254,7 +252,7 @@ def _splice(out: Path, name: str, chunks, editions, db, texts, tail: Tail | None
             marks.extend(_write_csv(f, passing(chunks), name, editions, db, texts))
         f.flush()
         f.detach()
-    write_bytes_with(out / f"{name}.csv", write)
+    write_bytes_with(out / f"{name}.csv", fill)
     if tail is not None:
         _splice_parquet(out, name, tail_chunks, sum(m[1] for m in tail.kept(name)), tail)
     return marks

@@ -155,7 +155,7 @@ def edition_keys(code: str, docs, source_keys: dict[str, str]) -> dict[str, str]
 
 
 def load_segmented(processed: Path) -> tuple[list[Rule], list[Edition]]:
-    data = _segment_list(processed)
+    data = _read_json(processed, "segment", "segment")
     _check(processed, [f"{FOLDER}/{name}.parquet" for _, name in data["rules"]], "segment")
     rules = [r for _, name in data["rules"] for r in load.rules(processed, file=f"{FOLDER}/{name}").rules]
     editions = [Edition(**{**e, "sources": tuple(e["sources"])}) for e in data["editions"]]
@@ -164,13 +164,7 @@ def load_segmented(processed: Path) -> tuple[list[Rule], list[Edition]]:
 
 def segment_keys(processed: Path) -> dict[str, str]:
     """The published editions' keys, for the align stage's (`step_keys`)."""
-    return {edition: name.split(".", 1)[1] for edition, name in _segment_list(processed)["rules"]}
-
-
-def _segment_list(processed: Path) -> dict:
-    if not (processed / FOLDER / "segment.json.gz").exists():
-        raise publish.missing(processed, f"{FOLDER}/segment.json.gz", "segment")
-    return _read_json(processed, "segment", "segment")
+    return {edition: name.split(".", 1)[1] for edition, name in _read_json(processed, "segment", "segment")["rules"]}
 
 
 def _by(records, field: str) -> dict[str, list]:
@@ -213,8 +207,6 @@ def change_files(processed: Path) -> list[str]:
 
 
 def load_aligned(processed: Path) -> Aligned:
-    if not (processed / FOLDER / "align.json.gz").exists():
-        raise publish.missing(processed, f"{FOLDER}/align.json.gz", "align")
     data = _read_json(processed, "align", "align")
     _check(processed, [f"{FOLDER}/{name}.parquet" for name in data["changes"]], "align")
     changes = [c for name in data["changes"] for c in load.changes(processed, file=f"{FOLDER}/{name}")]
