@@ -70,6 +70,28 @@ def _from_glossary(old, new, matches) -> list[Match]:
     return out
 
 
+def _across(old, new, matches) -> list[Match]:
+    """Text that lives on across the line between the glossary and the numbered rules: an ended entry
+    whose definition a rule that continues another prints (the entry "Tie" and rule 608.5 of July 2009,
+    which said the same and went on alone), or an ended rule whose text a continuing entry prints, was
+    merged into it (`survivors`: SHARE of its text, by the rarity of its words, boilerplate weighing
+    nothing). What the rule's own predecessor said already is no objection across kinds: two copies of
+    one text, one in each part of the book, went on as one."""
+    went = {m.old: m.new for m in matches if m.old is not None and m.new is not None and m.method in ONE_TO_ONE}
+    done = {m.old for m in matches if m.old is not None and m.method != "unmatched"}
+    out = []
+    for mine, theirs in (("glossary", "body"), ("body", "glossary")):
+        ended = [i for i, r in enumerate(old) if _group(r) == mine and i not in done and not _is_piece(r)
+                 and r.kind in ("rule", "subrule", "glossary")]
+        continuing = {j: i for i, j in went.items() if _group(new[j]) == theirs and not _is_piece(new[j])}
+        if not ended or not continuing:
+            continue
+        uo = units(old, [i for i, r in enumerate(old) if _group(r) == mine], score_form)
+        un = units(new, [j for j, r in enumerate(new) if _group(r) == theirs], score_form)
+        out += [Match(i, j, share, "merge", share < 60) for i, j, share in survivors(uo, un, ended, continuing)]
+    return out
+
+
 def _reworded_from(mine, lost_words: dict[int, frozenset[str]], wholes: dict[int, float], holding, idf):
     """(term, share) when an added rule's own words (by rarity in the rules) are mostly words of an entry cut
     down to a pointer, REWORDED of them, and REWORDED_BACK of the entry's words are in it: the entry's text moved

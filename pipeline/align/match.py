@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pipeline.align.body import _align_body, _resemblances
 from pipeline.align.exact import _group
-from pipeline.align.glossary import _align_glossary, _from_glossary, _glossary_merges, _renamed_by_definition
+from pipeline.align.glossary import _across, _align_glossary, _from_glossary, _glossary_merges, _renamed_by_definition
 from pipeline.align.headings import _align_headings
 from pipeline.align.scoring import AlignmentTooLarge, score_form
 from pipeline.records import Match, Rule
@@ -62,4 +62,4 @@ def align(old: list[Rule], new: list[Rule], force: set[tuple[str, str]] = frozen
         if group == "body":
             pieces = {m.new for m in extra if m.method == "split"}
             matches += _resemblances(old, new, o, [j for j in added if j not in pieces])
-    return matches + (_from_glossary(old, new, matches) if whole else [])
+    return matches + (_from_glossary(old, new, matches) + _across(old, new, matches) if whole else [])

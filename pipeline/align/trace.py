@@ -449,7 +449,8 @@ def survivors(uo: dict[int, list[Unit]], un: dict[int, list[Unit]], ended: list[
             gave = j in fresh or gained & names or _sum(gained, old_idf) >= GAINED * _sum(mine, old_idf)
             apart = (old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine)
             kept = _sum(mine & theirs, old_idf) >= KEPT_WORDS * _sum(mine, old_idf)
-            if (f >= SHARE * own or (j in fresh and kept)) and f >= MIN_FLOW and gave and not apart:
+            sole = len(held) == 1  # nothing else of it is found anywhere: where its text went, it went
+            if (f >= SHARE * own or (j in fresh and (kept or sole))) and f >= MIN_FLOW and gave and not apart:
                 fits.append((round(f, 3), -j))
         if fits:
             f, j = max(fits)

@@ -489,3 +489,56 @@ def test_a_rule_whose_subrules_all_went_under_a_rule_that_continues_another_is_m
     assert found[("700.8a", "206.3a")].change in ("unchanged", "renumbered")
     assert found[("700.8", "206.3")].change == "merged" and ("700.8", "") not in found
 
+
+
+TIE = ("If an effect could result in a tie, the text of the spell or ability that created the effect will specify "
+       "what to do in the event of a tie. The game has no default for ties.")
+
+
+def test_a_glossary_entry_whose_text_a_continuing_rule_prints_is_merged_into_it():
+    """July 2009: the glossary's "Tie" printed rule 413.2j word for word; the entry went and the rule went on
+    as 608.5. The entry's text lives on there: merged into it, not removed."""
+    from test_align import rule
+    old = edition("2000-01-01", *FILLER, *MANY, ("413.2j", TIE)) + [rule("2000-01-01", "Tie", TIE, "glossary")]
+    new = edition("2001-01-01", *FILLER, *MANY, ("608.5", TIE))
+    found, _ = changes_of(old, new)
+    assert found[("413.2j", "608.5")].change == "unchanged"
+    assert found[("Tie", "608.5")].change == "merged" and ("Tie", "") not in found
+
+
+def test_a_rule_whose_text_a_continuing_glossary_entry_prints_is_merged_into_it():
+    """July 2009: threshold became an ability word; its rule 502.23a ("Threshold used to be a keyword
+    ability ...") went, and the glossary's "Threshold" now says it."""
+    from test_align import rule
+    said = "Threshold used to be a keyword ability. It is now an ability word and has no rules meaning."
+    old = edition("2000-01-01", *FILLER, *MANY, ("502.23", "Threshold"), ("502.23a", said)) + [
+        rule("2000-01-01", "Threshold", "An ability word. See rule 502.23.", "glossary")]
+    new = edition("2001-01-01", *FILLER, *MANY) + [
+        rule("2001-01-01", "Threshold", "An ability word. " + said, "glossary")]
+    found, _ = changes_of(old, new)
+    assert found[("502.23a", "Threshold")].change == "merged" and ("502.23a", "") not in found
+
+
+def test_a_rule_whose_only_traced_sentence_is_new_in_a_continuing_rule_is_merged_into_it():
+    """214.5 of May 2009 -> 110.6 of July 2009: of "Every permanent has a value in each of three status
+    categories: tapped/untapped, flipped/unflipped, and face up/face down ...", only the list of categories
+    is found in the new edition, new to 110.6 (which continues 510.1): where its text went, it went. (As in
+    a real edition, its words are used by other rules too: none of them names it alone.)"""
+    status = [(f"111.{k}", text) for k, text in enumerate((
+        "By default, every permanent has one value for each of its three status categories.",
+        "For more information on tapped and untapped permanents, see rule 701.",
+        "A flipped or unflipped permanent comes into play face up unless an effect says otherwise.",
+        "Every face-down permanent comes into play with a default value; see rule 701 for more information.",
+        "Three status categories: a permanent may be tapped, flipped or face down."), 1)]
+    old = edition("2000-01-01", *FILLER, *MANY, *status,
+                  ("214.5", "Every permanent has a value in each of three status categories: tapped/untapped, "
+                            "flipped/unflipped, and face up/face down. By default, a permanent comes into play "
+                            "untapped, unflipped, and face up. For more information, see rule 510."),
+                  ("510.1", "A permanent's status is its physical state."))
+    new = edition("2001-01-01", *FILLER, *MANY, *status,
+                  ("110.6", "A permanent's status is its physical state. There are four status categories, each "
+                            "of which has two possible values: tapped/untapped, flipped/unflipped, face up/face "
+                            "down, and phased in/phased out."))
+    found, _ = changes_of(old, new)
+    assert found[("510.1", "110.6")].change == "modified"
+    assert found[("214.5", "110.6")].change == "merged" and ("214.5", "") not in found
