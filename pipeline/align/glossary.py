@@ -13,8 +13,9 @@ from pipeline.ingest.clean import compare_form
 from pipeline.patterns import TERMINOLOGY
 from pipeline.records import Match
 from pipeline.align.trace import alike, rule_words, survivors, unexplained, units
-from pipeline.align.scoring import (ACCEPT, FROM_GLOSSARY, GLOSSARY_DEFINITION, GLOSSARY_RENAMED, NAME_DEFINITION,
-                                    NAME_SAME_STEMS, REVIEW, REWORDED, REWORDED_BACK, score_form, _assign, _bound)
+from pipeline.align.scoring import (ACCEPT, CLOSE_RUNNER_UP, FROM_GLOSSARY, GLOSSARY_DEFINITION, GLOSSARY_RENAMED,
+                                    NAME_DEFINITION, NAME_SAME_STEMS, REVIEW, REWORDED, REWORDED_BACK, score_form,
+                                    _assign, _bound)
 from pipeline.align.exact import ONE_TO_ONE, _group, _is_piece
 
 
@@ -202,8 +203,15 @@ def _stems(name: str) -> frozenset[str]:
 
 def _common(a: frozenset[str], b: frozenset[str]) -> int:
     """Words of `a` with a counterpart in `b`, one the start of the other (Control/Controll,
-    Depend/Dependenc; not Attack/Attach)."""
-    return sum(any(x.startswith(y) or y.startswith(x) for y in b) for x in a)
+    Depend/Dependenc; not Attack/Attach), each word of `b` the counterpart of one word only ("Enchant
+    Enchantment" has one word of "Enchant", not two)."""
+    free, count = sorted(b), 0
+    for x in sorted(a):
+        y = next((y for y in free if x.startswith(y) or y.startswith(x)), None)
+        if y is not None:
+            free.remove(y)
+            count += 1
+    return count
 
 
 def _name_reworded(old, new, o, n, found) -> list[Match]:
@@ -229,8 +237,10 @@ def _name_reworded(old, new, o, n, found) -> list[Match]:
             best_o[i] = j
         if score > scores.get((best_n.get(j), j), (0, 0)):
             best_n[j] = i
+    tossed = {j for (i, j), (name, words) in scores.items() if i != best_n[j] and  # as near as the best: a coin toss
+              name == scores[(best_n[j], j)][0] and words > scores[(best_n[j], j)][1] - CLOSE_RUNNER_UP}
     return [Match(i, j, round(fuzz.ratio(old[i].compare, new[j].compare), 1), "renamed", True)
-            for i, j in sorted(best_o.items()) if best_n.get(j) == i]
+            for i, j in sorted(best_o.items()) if best_n.get(j) == i and j not in tossed]
 
 
 def _prefix(a: list[str], b: list[str]) -> bool:

@@ -71,6 +71,7 @@ def test_a_fragment_ends_nothing():
     ("Depend On", "Dependency", 1),
     ("Attacked", "Attach", 0),  # near miss: attack is not attach
     ("Instant Type", "Planeswalker Type", 1),  # half of neither name
+    ("Enchant Enchantment", "Enchant", 1),  # a word of one name is the counterpart of one word of the other
 ])
 def test_names_reworded(a, b, common):
     assert _common(_stems(a), _stems(b)) == common
@@ -542,3 +543,20 @@ def test_a_rule_whose_only_traced_sentence_is_new_in_a_continuing_rule_is_merged
     found, _ = changes_of(old, new)
     assert found[("510.1", "110.6")].change == "modified"
     assert found[("214.5", "110.6")].change == "merged" and ("214.5", "") not in found
+
+
+def test_a_new_term_named_like_several_ended_terms_alike_is_none_of_them_renamed():
+    """2005: "Enchant" replaced "Enchant Artifact", "Enchant Creature", "Enchant Enchantment" ...; its name and
+    definition are as near one as another, so it renames none (it was "renamed from Enchant Enchantment")."""
+    from test_align import rule
+    local = "An enchant {0} is a local enchantment. It can enchant only a permanent that's {1} {0}. See also Local."
+    old = edition("2000-01-01", *FILLER) + [
+        rule("2000-01-01", f"Enchant {name.title()}", local.format(name, article), "glossary")
+        for name, article in (("artifact", "an"), ("creature", "a"), ("enchantment", "an"), ("land", "a"))]
+    new = edition("2001-01-01", *FILLER) + [
+        rule("2001-01-01", "Enchant", "Enchant is a static ability, written Enchant [permanent or player]. The enchant "
+             "ability restricts what an Aura spell can target and what an Aura can enchant. See rule 502.45.",
+             "glossary")]
+    found, _ = changes_of(old, new)
+    assert found[("", "Enchant")].change == "added"
+    assert all(found[(f"Enchant {name}", "")].change == "removed" for name in ("Artifact", "Creature", "Enchantment"))
