@@ -14,8 +14,8 @@ from pipeline.patterns import TERMINOLOGY
 from pipeline.records import Match
 from pipeline.align.trace import alike, rule_words, survivors, unexplained, units
 from pipeline.align.scoring import (ACCEPT, CLOSE_RUNNER_UP, FROM_GLOSSARY, GLOSSARY_DEFINITION, GLOSSARY_RENAMED,
-                                    NAME_DEFINITION, NAME_SAME_STEMS, REVIEW, REWORDED, REWORDED_BACK, score_form,
-                                    _assign, _bound)
+                                    NAME_DEFINITION, NAME_SAME_STEMS, REVIEW, REWORDED, REWORDED_BACK, WHOLE,
+                                    score_form, _assign, _bound)
 from pipeline.align.exact import ONE_TO_ONE, _group, _is_piece
 
 
@@ -47,28 +47,55 @@ def _from_glossary(old, new, matches) -> list[Match]:
     for i, words in lost_words.items():
         for w in words:
             holding[w].add(i)
-    index = defaultdict(list)
-    for k, u in enumerate(lost):
-        for w in u.words:
-            index[w].append(k)
+    kept = [u for i in terms for u in before.get(i, []) if u not in lost]
+    lost_at, kept_at = _indexed(lost), _indexed(kept)
     out = []
     for j, mine in units(new, added, score_form).items():
-        total, got = sum(u.weight for u in mine), Counter()
-        for u in mine:
-            near = Counter(k for w in u.words for k in index.get(w, ()))
-            source = next((lost[k].rule for k, c in near.most_common() if c >= 2 and alike(u, lost[k])), None)
-            if source is not None:
-                got[source] += u.weight
-        if got and total:
-            i, weight_got = max(sorted(got.items()), key=lambda kv: kv[1])
-            if weight_got / total >= FROM_GLOSSARY:
-                out.append(Match(i, j, round(100 * weight_got / total, 1), "split", weight_got / total < 0.6))
-                continue
+        found = _held_by(mine, lost, lost_at, FROM_GLOSSARY)
+        if found is None:  # a copy of what an entry still says: nearly all of a rule that speaks of its term
+            found = _held_by(mine, kept, kept_at, WHOLE)
+            if found and not _speaks_of(new[j], old[found[0]].rule_id):
+                found = None
+        if found:
+            i, share = found
+            out.append(Match(i, j, round(100 * share, 1), "split", share < 0.6))
+            continue
         reworded = _reworded_from(mine, lost_words, wholes, holding, idf) if lost_words else None
         if reworded:
             i, share = reworded
             out.append(Match(i, j, share, "split", True))
     return out
+
+
+def _indexed(pool) -> dict[str, list[int]]:
+    index = defaultdict(list)
+    for k, u in enumerate(pool):
+        for w in u.words:
+            index[w].append(k)
+    return index
+
+
+def _held_by(mine, pool, index, least: float) -> tuple[int, float] | None:
+    """(entry, share) when one entry's sentences in `pool` hold `least` of a rule's text (by weight)."""
+    total, got = sum(u.weight for u in mine), Counter()
+    for u in mine:
+        near = Counter(k for w in u.words for k in index.get(w, ()))
+        source = next((pool[k].rule for k, c in near.most_common() if c >= 2 and alike(u, pool[k])), None)
+        if source is not None:
+            got[source] += u.weight
+    if got and total:
+        i, weight_got = max(sorted(got.items()), key=lambda kv: kv[1])
+        if weight_got / total >= least:
+            return i, weight_got / total
+    return None
+
+
+def _speaks_of(r, term: str) -> bool:
+    """Every word of a term's name is a word of the rule, plural endings aside ("Attack Alone": "attacks
+    alone"): a rule on the pattern of an entry's sentence but about another thing (convoke's "can't reduce
+    the cost ... to less than 0", affinity's) is not that entry's text."""
+    words = {w.rstrip("s") for w in re.findall(r"[a-z0-9]+", score_form(r.compare))}
+    return all(w in words for w in _loose_key(term).split())
 
 
 def _across(old, new, matches) -> list[Match]:

@@ -560,3 +560,34 @@ def test_a_new_term_named_like_several_ended_terms_alike_is_none_of_them_renamed
     found, _ = changes_of(old, new)
     assert found[("", "Enchant")].change == "added"
     assert all(found[(f"Enchant {name}", "")].change == "removed" for name in ("Artifact", "Creature", "Enchantment"))
+
+
+SACRIFICE = ("To sacrifice a permanent, its controller moves it from the in-play zone directly to its owner's "
+             "graveyard. A player can't sacrifice something that isn't a permanent.")
+
+
+def test_a_new_rule_that_copies_what_a_glossary_entry_still_says_of_its_term_is_a_piece_of_it():
+    """2007: the keyword actions got rules of their own (501.6a "To sacrifice a permanent ..."), copied from the
+    glossary entries, which kept their text: not new text, a piece of the entry."""
+    from test_align import rule
+    entry = SACRIFICE + " Sacrificing a permanent doesn't destroy it."
+    old = edition("2000-01-01", *FILLER, *MANY) + [rule("2000-01-01", "Sacrifice", entry, "glossary")]
+    new = edition("2001-01-01", *FILLER, *MANY, ("501.6", "Sacrifice"), ("501.6a", SACRIFICE)) + [
+        rule("2001-01-01", "Sacrifice", entry, "glossary")]
+    found, _ = changes_of(old, new)
+    assert found[("Sacrifice", "501.6a")].change == "split"
+    assert found[("Sacrifice", "Sacrifice")].change == "unchanged"
+
+
+def test_a_new_rule_on_the_pattern_of_an_entry_that_speaks_of_another_thing_is_new():
+    """2005: convoke's 502.46b "Convoke can't reduce the cost to play a spell to less than 0." is on the
+    pattern of a sentence of the entry "Affinity", which went on; it is convoke's rule, not affinity's text."""
+    from test_align import rule
+    entry = ("Affinity is a static ability. The affinity ability only reduces generic mana costs. It can't reduce "
+             "the cost to play a spell to less than 0.")
+    old = edition("2000-01-01", *FILLER, *MANY) + [rule("2000-01-01", "Affinity", entry, "glossary")]
+    new = edition("2001-01-01", *FILLER, *MANY, ("502.46", "Convoke"),
+                  ("502.46b", "Convoke can't reduce the cost to play a spell to less than 0.")) + [
+        rule("2001-01-01", "Affinity", entry, "glossary")]
+    found, _ = changes_of(old, new)
+    assert found[("", "502.46b")].change == "added"
