@@ -197,8 +197,29 @@ def _align_glossary(old, new, o, n) -> list[Match]:
             pointer = _definition_elsewhere(old, new)
             found = _same_key(old, new, o, n, found, term_key, "renamed", pointer)
             found = _same_key(old, new, o, n, found, _loose_key, "renamed", pointer)  # "State Triggers"
+            found += _one_of_its_names(old, new, o, n, found)
     found += _name_extended(old, new, o, n, found)
     return found + _name_reworded(old, new, o, n, found)
+
+
+def _one_of_its_names(old, new, o, n, found) -> list[Match]:
+    """A term listed under two names ("Legend, Legendary") that went on under one of them, not as a pointer
+    ("Legend (Obsolete)", which a name's words alone would pick), is renamed to it."""
+    rest, free = _unmatched(o, n, found)
+    by_name = defaultdict(list)
+    for j in free:
+        if not GLOSSARY_SUFFIX.search(_name(new[j].rule_id)):
+            by_name[_loose_key(new[j].rule_id)].append(j)
+    out, taken = [], set()
+    for i in rest:
+        names = [x for x in old[i].rule_id.split(",") if x.strip()]
+        hits = {j for x in names for j in by_name.get(_loose_key(x), ())} - taken if len(names) > 1 else set()
+        if len(hits) == 1:
+            j = hits.pop()
+            taken.add(j)
+            score = round(fuzz.ratio(old[i].compare, new[j].compare), 1)
+            out.append(Match(i, j, score, "renamed", score < REVIEW))
+    return out
 
 
 def _loose_key(name: str) -> str:

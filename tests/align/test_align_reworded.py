@@ -591,3 +591,20 @@ def test_a_new_rule_on_the_pattern_of_an_entry_that_speaks_of_another_thing_is_n
         rule("2001-01-01", "Affinity", entry, "glossary")]
     found, _ = changes_of(old, new)
     assert found[("", "502.46b")].change == "added"
+
+
+def test_a_term_under_two_names_goes_on_under_the_one_kept_not_its_obsolete_pointer():
+    """2005: "Legend, Legendary" went on as "Legendary" (its sentence word for word); "Legend (Obsolete)"
+    is a new pointer for the old creature type. A name the entry was listed under is its name."""
+    from test_align import rule
+    old = edition("2000-01-01", *FILLER) + [
+        rule("2000-01-01", "Legend, Legendary", 'Legendary is a supertype that may apply to any type. Legend is '
+             'an old creature type. If two legendary permanents with the same name are in play, all are put into '
+             'their owners\' graveyards.', "glossary")]
+    new = edition("2001-01-01", *FILLER) + [
+        rule("2001-01-01", "Legend (Obsolete)", "Legend was a creature type; cards with it now have the legendary "
+             "supertype.", "glossary"),
+        rule("2001-01-01", "Legendary", "Legendary is a supertype that may apply to any type. See rule 420.5.",
+             "glossary")]
+    found, _ = changes_of(old, new)
+    assert found[("Legend, Legendary", "Legendary")].change == "renamed"
