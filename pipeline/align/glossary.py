@@ -47,7 +47,8 @@ def _from_glossary(old, new, matches) -> list[Match]:
     for i, words in lost_words.items():
         for w in words:
             holding[w].add(i)
-    kept = [u for i in terms for u in before.get(i, []) if u not in lost]
+    gone = set(lost)
+    kept = [u for i in terms for u in before.get(i, []) if u not in gone]
     lost_at, kept_at = _indexed(lost), _indexed(kept)
     out = []
     for j, mine in units(new, added, score_form).items():
