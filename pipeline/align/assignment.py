@@ -1,6 +1,6 @@
 """scipy's linear_sum_assignment (the Hungarian assignment) without importing scipy.optimize: its
-package imports every solver (linprog, minimize, linalg, special, fft: 0.15-0.6 s of every cold
-`compare`) for this one function, which is a small C extension of its own (scipy.optimize._lsap). It
+package imports every solver (linprog, minimize, linalg, special, fft: 0.07-0.15 s of CPU at every
+cold `compare`) for this one function, which is a small C extension of its own (scipy.optimize._lsap). It
 is loaded from its file alone; when that cannot be done (another scipy's layout), from scipy.optimize.
 Either way the same function: the extension's module is initialised once per process."""
 from __future__ import annotations

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 from scipy import sparse
-from pipeline.align.assignment import linear_sum_assignment  # not scipy.optimize: 0.15-0.6 s to import
+from pipeline.align.assignment import linear_sum_assignment  # not scipy.optimize: 0.07-0.15 s to import
 
 from pipeline.errors import PipelineError
 from pipeline.patterns import NUMBER_IN_TEXT, TERMINOLOGY
@@ -153,7 +153,7 @@ def _assign_sparse(pair, o, n, pairs, total) -> list[Match]:
     if not len(rows):
         return []
     links = sparse.coo_matrix((np.ones(len(rows)), (rows, len(o) + cols)), shape=(len(o) + len(n),) * 2)
-    from scipy.sparse.csgraph import connected_components  # here: 0.1-0.15 s to import, for large steps only
+    from scipy.sparse.csgraph import connected_components  # here: 0.08 s to import, for large steps only
     group = connected_components(links, directed=False)[1][rows]
     order = np.argsort(group, kind="stable")
     out = []

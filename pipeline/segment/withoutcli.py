@@ -1,8 +1,8 @@
 """Import spaCy without its command line: spaCy's __init__ imports spacy.cli (typer, requests, weasel,
-httpx: a third of `import spacy`, 0.25-0.5 s of every cold `compare`) only to offer `spacy.info`; spaCy's
-own pull request #12962 made that import lazy. While spaCy is imported here, spacy.cli.info is a stand-in
-whose `info` imports the real one when called; afterwards `import spacy.cli` loads the real package as
-usual. Imported by nlp.py before spaCy."""
+httpx, jinja2: a third of `import spacy`, 0.16-0.18 s of CPU at every cold `compare`) only to offer
+`spacy.info`; spaCy's own pull request #12962 made that import lazy. While spaCy is imported here,
+spacy.cli.info is a stand-in whose `info` imports the real one when called; afterwards `import spacy.cli`
+loads the real package as usual. Imported by nlp.py before spaCy."""
 from __future__ import annotations
 
 import sys
