@@ -11,6 +11,9 @@ import re
 from functools import lru_cache
 
 import numpy
+
+from pipeline.segment import withoutcli  # noqa: F401  (first: spaCy imported without its command line)
+
 import spacy
 from spacy.attrs import SENT_START
 from spacy.language import Language
@@ -31,6 +34,7 @@ PART = re.compile(rf"^{PART_DIGIT}$")
 AFTER_STRAY_SPACE = re.compile(r"\d+[a-z]?")  # "8b" of "606. 8b": RULE_PART (patterns.py) after its dot and space
 TITLE_MAX_WORDS = 9
 HAS_DIGIT = re.compile(r"\d")
+MID_LINE = re.compile(r"\s\d{3}\S*\s?[-–—]")  # what a mid-line entry needs at least: a space, a number, a dash
 MAY_REFER = re.compile(r"\d{3}\.\d|(?:rule|section)s?\s*\d", re.I)  # what a reference needs, at least
 
 for name in ("rule_id", "title"):
@@ -108,10 +112,24 @@ class PiecewiseTokenizer:
     def __call__(self, text: str) -> Doc:
         cuts = [cut for m in LONG_RUN.finditer(text) for cut in range(m.start() + LONG_WORD, m.end(), LONG_WORD)]
         if not cuts:
-            return self.tokenizer(text)
-        bounds = [0, *cuts, len(text)]
-        pieces = [self.tokenizer(text[a:b]) for a, b in zip(bounds, bounds[1:])]
-        return Doc.from_docs(pieces, ensure_whitespace=False)
+            doc = self.tokenizer(text)
+        else:
+            bounds = [0, *cuts, len(text)]
+            doc = Doc.from_docs([self.tokenizer(text[a:b]) for a, b in zip(bounds, bounds[1:])],
+                                ensure_whitespace=False)
+        doc.user_data[TEXT] = text
+        return doc
+
+
+TEXT = "crdiff.text"  # the text a Doc was made from, in its user_data
+
+
+def text_of(doc: Doc) -> str:
+    """doc.text without Doc.text, which joins every token anew (a Token object made per token: a third of
+    spaCy's time on a pair): the text the tokenizer was given, the same string (spaCy's tokenization
+    loses no character, and the pieces of a long word are joined without adding a space)."""
+    text = doc.user_data.get(TEXT)
+    return doc.text if text is None else text
 
 
 @Language.component("rule_boundaries")
@@ -122,7 +140,10 @@ def rule_boundaries(doc: Doc) -> Doc:
     first = _leading_number(doc)
     if first:
         spans.append(first)
-    if "  " in doc.text:  # a mid-line entry needs a run of spaces before it: most paragraphs have none
+    text = text_of(doc)
+    # A mid-line entry needs a run of spaces before it, and a space, a number and a dash in the text (the
+    # loop makes a Token per token): most paragraphs have neither.
+    if "  " in text and MID_LINE.search(text):
         for i in range(1, len(doc) - 1):
             if doc[i - 1].is_space and RULE_TOKEN.match(doc[i].text) and doc[i + 1].text in ("-", "–", "—"):
                 span = Span(doc, i, i + 2, label="RULE")
@@ -196,7 +217,7 @@ def make_references(nlp: Language, name: str):
 def _may_refer(doc: Doc) -> bool:
     """Whether the text outside the rule numbers and citations holds what every pattern needs (a dotted
     number, or "rule"/"section" then a digit): when it does not, no match could be kept."""
-    text = doc.text
+    text = text_of(doc)
     if not HAS_DIGIT.search(text):
         return False
     spans = [(span.start_char, span.end_char) for key in ("boundaries", "citations") for span in doc.spans[key]]
@@ -235,7 +256,7 @@ def _split_suffix_range(number: str) -> tuple[str, str]:
 def citations(doc: Doc) -> Doc:
     """[CompRules 2007/10/01], [CR 204.1a], [D'Angelo 2007/10/20], and the broken {{CR|204.1a}."""
     spans = []
-    text = doc.text  # Doc.text joins every token anew: once per paragraph, not once per citation
+    text = text_of(doc)
     sent_starts: dict[int, bool] = {}
     for m in CITATION.finditer(text):
         span = doc.char_span(m.start(), m.end(), label="CITATION", alignment_mode="expand")
@@ -284,7 +305,7 @@ def analyse(doc: Doc) -> Analysis:
     """Reduce a processed Doc to offsets (picklable, small, cacheable); a component that did not run
     (`ParagraphCache(skip=...)`) leaves its analysis empty."""
     starts = []
-    text = doc.text  # Doc.text joins every token anew: once, not once per character looked at
+    text = text_of(doc)
     for span in doc.spans["boundaries"]:
         text_start = span.end_char
         while text_start < len(text) and text[text_start] == " ":

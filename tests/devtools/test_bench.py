@@ -128,3 +128,18 @@ def test_bench_prints_every_target(tmp_path):
         assert row is not None, (measure, result.output)
         assert row.endswith(("  met", "NOT met")) or measure.startswith("(c)"), row
     assert "(NOT skipped)" not in result.output
+
+
+def test_cold_compare_and_difflib_are_taken_in_turn_best_of_three(tmp_path, monkeypatch):
+    from devtools import bench
+    calls, seconds = [], iter([5.0, 3.0, 4.0])
+    monkeypatch.setattr(bench, "baseline_align", lambda old, new: calls.append(("difflib", len(old), len(new))))
+    monkeypatch.setattr(bench, "latency", lambda args, repeat: calls.append(("compare", args[-1], repeat))
+                        or next(seconds))
+    rule = bench.Rule("e", "s", "100.1", "rule", "100", "", "a", "a", (), (), (), (), (), 1, 1, 1)
+    note = bench.Rule("e", "s", "c1", "commentary", "", "", "a", "a", (), (), (), (), (), 1, 1, 1)
+    difflib_s, cold = bench.cold_against_difflib(Path("a"), Path("b"), ([rule, note], [rule]), 9.0, tmp_path)
+    folders = [str(tmp_path / f"compare-{k}") for k in range(3)]
+    assert calls == [("compare", folders[0], 1), ("difflib", 1, 1), ("compare", folders[1], 1),
+                     ("difflib", 1, 1), ("compare", folders[2], 1)]
+    assert cold == 3.0 and difflib_s < 9.0  # each the best of its tries; each cold try into its own folder
