@@ -169,17 +169,18 @@ def likeness(a: Unit, b: Unit, inside: bool = False) -> float:
 def _text_likeness(a: str, b: str, short: int, inside: bool) -> float:
     """likeness by the texts alone. Cached: boilerplate sentences recur in many rules, and a pair
     traced twice (after a look-alike lost its match) compares the same sentences again."""
-    ratio = fuzz.ratio(a, b)
-    if ratio >= (SHORT_SENTENCE if short < SHORT_WORDS else SAME_SENTENCE):
+    # Each score asked only whether it reaches its threshold (score_cutoff: 0 below it, and most pairs
+    # compared are not alike, so rapidfuzz stops early).
+    ratio = fuzz.ratio(a, b, score_cutoff=SHORT_SENTENCE if short < SHORT_WORDS else SAME_SENTENCE)
+    if ratio:
         return 100.0 + ratio
     if short < MIN_PIECE_WORDS - 1 or (inside and len(a) > len(b)):
         return 0.0
-    partial = fuzz.partial_ratio(a, b)
-    if partial >= (CONTAINED if short >= MIN_PIECE_WORDS else VERBATIM):  # shorter pieces: word for word
+    partial = fuzz.partial_ratio(a, b, score_cutoff=CONTAINED if short >= MIN_PIECE_WORDS else VERBATIM)
+    if partial:  # shorter pieces: word for word
         return partial
     # A reworded piece inside a longer sentence: nearly all of the shorter one's words are there.
-    words = fuzz.token_set_ratio(a, b) if short >= SHORT_WORDS else 0.0
-    return words if words >= CONTAINED else 0.0
+    return fuzz.token_set_ratio(a, b, score_cutoff=CONTAINED) if short >= SHORT_WORDS else 0.0
 
 
 def alike(a: Unit, b: Unit, inside: bool = False) -> bool:
