@@ -128,7 +128,7 @@ def run_export(processed: Path, quiet: bool = False) -> Result:
         result = Result(stored.load_ingested(processed))
         result.rules, result.editions = stored.load_segmented(processed)
         result.records = len(result.rules)
-        _export(result, stored.load_aligned(processed), publish.begin(processed))
+        _export(result, stored.load_aligned(processed), publish.begin(processed), steps=stored.walk_keys(processed))
         publish.commit(processed, rid, "export")
         _remember(processed, result)
     return result
@@ -244,27 +244,28 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     steps = stored.step_keys(pieces_code(), overrides, keys, result.editions)
     aligned = _align(result, overrides, steps, cache_file, quiet)
     stored.save_aligned(out, aligned, steps)
-    _export(result, aligned, out, grows=cache_file is not None)
+    _export(result, aligned, out, grows=cache_file is not None, steps=steps)
     return result
 
 
 @_collector_paused()
-def _export(result: Result, history, out: Path, grows: bool = True) -> None:
+def _export(result: Result, history, out: Path, grows: bool = True, steps: dict[str, str] | None = None) -> None:
     """Every table into `out` (a staging folder). With `grows`, the big tables keep the published rows of
-    the editions that did not change and only the later ones are written (pipeline/publish/grow.py)."""
+    the editions that did not change and only the later ones are written (pipeline/publish/grow.py);
+    `steps`: each edition's key in the walk of lineages (pipeline/publish/stagefiles.py `step_keys`)."""
     start = time.perf_counter()
     rules, eds = result.rules, result.editions
     records = Counter(s for r in rules for s in r.source.split(";"))
     _write_sources(result, out, records)
     published = out.parent
     code = code_hash("pipeline.run", LIBRARIES, (TEMPLATES, registry.TABLE.parent))  # the sets' names too
-    changes = export.stored_changes(history, rules)
-    current = grow.digests(rules, history, result.sources_frame, code, changes)
-    tail = grow.plan(published, current) if grows else None
+    current = grow.digests(eds, result.sources_frame, code, steps or {})
+    tail = grow.plan(published, current) if grows and set(current) <= set(steps or ()) else None
     grown = [r for r in rules if r.edition >= tail.start] if tail else rules
+    changes = export.stored_changes(history, grown, tail.start if tail else "")  # the tail's alone
     tables = {  # built, written and freed one at a time: only a summary of each is kept
         "rules": lambda: export.rule_chunks(grown, history),
-        "changes": lambda: export.change_frame([c for c in changes if not tail or c.to_edition >= tail.start]),
+        "changes": lambda: export.change_frame(changes),
         "lineages": lambda: export.lineage_rows(rules, history, eds),
         "editions": lambda: export.edition_rows(eds, rules),
         "references": lambda: export.reference_rows(grown),

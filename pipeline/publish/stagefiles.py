@@ -198,7 +198,14 @@ def save_aligned(folder: Path, aligned: Aligned, keys: dict[str, str]) -> None:
         "lineage": [[*k, v, aligned.last_changed.get(k, "")] for k, v in aligned.lineage.items()],
         "renumberings": aligned.renumberings,
         "cited": [[*k, *v] for k, v in aligned.cited.items()],
-        "observations": aligned.observations})
+        "observations": aligned.observations,
+        "steps": keys})
+
+
+def walk_keys(processed: Path) -> dict[str, str]:
+    """Each edition's key in the walk (`step_keys`) the published align stage was made with: the export's
+    digests (pipeline/publish/grow.py)."""
+    return _read_json(processed, "align", "align").get("steps", {})
 
 
 def change_files(processed: Path) -> list[str]:
