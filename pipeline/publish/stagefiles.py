@@ -168,6 +168,14 @@ def segment_keys(processed: Path) -> dict[str, str]:
     return {edition: name.split(".", 1)[1] for edition, name in _read_json(processed, "segment", "segment")["rules"]}
 
 
+def _by_edition(lineage: dict[tuple, str]) -> dict[str, list[tuple]]:
+    """The walk's record keys by their edition (the first part), in the walk's order."""
+    out: dict[str, list] = {}
+    for k in lineage:
+        out.setdefault(k[0], []).append(k)
+    return out
+
+
 def _by(records, field: str) -> dict[str, list]:
     out: dict[str, list] = {}
     for r in records:
@@ -194,14 +202,13 @@ def save_aligned(folder: Path, aligned: Aligned, keys: dict[str, str]) -> None:
         pieces.put(keys[edition], ".parquet", lambda at, stem, changes=changes: export.write_table(
             export.change_rows(Aligned(changes, {}, {}, [], {})), at, "changes", file=stem, formats=("parquet",)))
     pieces.close()
-    rows: dict[str, list] = {}  # each edition's records' lineage ids and last changes, a piece each like its step
-    for k, v in aligned.lineage.items():
-        rows.setdefault(k[0], []).append([*k, v, aligned.last_changed.get(k, "")])
+    # each edition's records' lineage ids and last changes, a piece each like its step (made only when written)
     walk = Pieces(folder, "align")  # the stage is named by the first part (transaction.stage_of)
-    for edition, part in rows.items():
-        data = _gzip_json(part)
-        walk.put(keys.get(edition) or hashlib.sha256(data).hexdigest()[:32], ".json.gz",
-                 lambda at, stem, data=data: write_atomic(at / f"{stem}.json.gz", data))
+    for edition, records in _by_edition(aligned.lineage).items():
+        rows = lambda records=records: [[*k, aligned.lineage[k], aligned.last_changed.get(k, "")]  # noqa: E731
+                                        for k in records]
+        name = keys.get(edition) or hashlib.sha256(_gzip_json(rows())).hexdigest()[:32]
+        walk.put(name, ".json.gz", lambda at, stem, rows=rows: write_atomic(at / f"{stem}.json.gz", _gzip_json(rows())))
     walk.close()
     _write_json(folder, "align", {
         "changes": pieces.names,
