@@ -59,6 +59,25 @@ def progress_bar(quiet: bool, desc: str, unit: str = "file"):
     return lambda items: tqdm(items, desc=desc, unit=unit, disable=quiet, leave=False)
 
 
+@contextmanager
+def _collector_paused():
+    """The cyclic garbage collector off while a stage runs. The stages make millions of small objects
+    that live until the run ends (records, changes, rows), and the collector's full passes over them,
+    which free nothing, took half of the segment and align stages (simulated archive, everything
+    cached: segment 10.4 -> 5.3 s, align 6.3 -> 2.9 s; peak memory the same). Objects are still freed
+    when their last reference goes; the rare cycle waits for the collector's next pass. The whole run
+    and the reports alone are paused too: with the collector back on after the datasets, adding the
+    110th simulated edition spent 5.0 s in 6,070 passes (the reports' loaded tables, the publication)."""
+    if not gc.isenabled():  # paused already (a stage inside a run): the outermost one resumes it
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def run_ingest(raw: Path, corpora: list[Path], processed: Path, quiet: bool = False, write: bool = True,
                use_cache: bool = True) -> Result:
     """Ingest alone: the cleaned sources for `segment`, and sources and discards tables (records
@@ -109,7 +128,7 @@ def run_export(processed: Path, quiet: bool = False) -> Result:
         result = Result(stored.load_ingested(processed))
         result.rules, result.editions = stored.load_segmented(processed)
         result.records = len(result.rules)
-        _export(result, stored.load_aligned(processed), publish.begin(processed))
+        _export(result, stored.load_aligned(processed), publish.begin(processed), steps=stored.walk_keys(processed))
         publish.commit(processed, rid, "export")
         _remember(processed, result)
     return result
@@ -126,6 +145,7 @@ def run_datasets(raw: Path, corpora: list[Path], processed: Path, quiet: bool = 
     return result
 
 
+@_collector_paused()
 def run_report(processed: Path, reports: Path, quiet: bool = False) -> list[Path]:
     """The reports alone, from the published tables (through the typed loader) and the stored
     cleaned sources (for the line-by-line source pages), tagged with their run id."""
@@ -139,23 +159,6 @@ def run_report(processed: Path, reports: Path, quiet: bool = False) -> list[Path
                                 run_id=rid)
         publish.commit(reports, rid)
     return written
-
-
-@contextmanager
-def _collector_paused():
-    """The cyclic garbage collector off while a stage runs. The stages make millions of small objects
-    that live until the run ends (records, changes, rows), and the collector's full passes over them,
-    which free nothing, took half of the segment and align stages (simulated archive, everything
-    cached: segment 10.4 -> 5.3 s, align 6.3 -> 2.9 s; peak memory the same). Objects are still freed
-    when their last reference goes; the rare cycle waits for the collector's next pass."""
-    if not gc.isenabled():  # paused already (a stage inside a run): the outermost one resumes it
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 @_collector_paused()
@@ -241,27 +244,28 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     steps = stored.step_keys(pieces_code(), overrides, keys, result.editions)
     aligned = _align(result, overrides, steps, cache_file, quiet)
     stored.save_aligned(out, aligned, steps)
-    _export(result, aligned, out, grows=cache_file is not None)
+    _export(result, aligned, out, grows=cache_file is not None, steps=steps)
     return result
 
 
 @_collector_paused()
-def _export(result: Result, history, out: Path, grows: bool = True) -> None:
+def _export(result: Result, history, out: Path, grows: bool = True, steps: dict[str, str] | None = None) -> None:
     """Every table into `out` (a staging folder). With `grows`, the big tables keep the published rows of
-    the editions that did not change and only the later ones are written (pipeline/publish/grow.py)."""
+    the editions that did not change and only the later ones are written (pipeline/publish/grow.py);
+    `steps`: each edition's key in the walk of lineages (pipeline/publish/stagefiles.py `step_keys`)."""
     start = time.perf_counter()
     rules, eds = result.rules, result.editions
     records = Counter(s for r in rules for s in r.source.split(";"))
     _write_sources(result, out, records)
     published = out.parent
     code = code_hash("pipeline.run", LIBRARIES, (TEMPLATES, registry.TABLE.parent))  # the sets' names too
-    changes = export.stored_changes(history, rules)
-    current = grow.digests(rules, history, result.sources_frame, code, changes)
-    tail = grow.plan(published, current) if grows else None
+    current = grow.digests(eds, result.sources_frame, code, steps or {})
+    tail = grow.plan(published, current) if grows and set(current) <= set(steps or ()) else None
     grown = [r for r in rules if r.edition >= tail.start] if tail else rules
+    changes = export.stored_changes(history, grown, tail.start if tail else "")  # the tail's alone
     tables = {  # built, written and freed one at a time: only a summary of each is kept
         "rules": lambda: export.rule_chunks(grown, history),
-        "changes": lambda: export.change_frame([c for c in changes if not tail or c.to_edition >= tail.start]),
+        "changes": lambda: export.change_frame(changes),
         "lineages": lambda: export.lineage_rows(rules, history, eds),
         "editions": lambda: export.edition_rows(eds, rules),
         "references": lambda: export.reference_rows(grown),
@@ -369,6 +373,7 @@ def _separate(processed: Path, reports: Path) -> None:
                             "give the reports a folder of their own", path=reports)
 
 
+@_collector_paused()
 def run_all(raw: Path, corpora: list[Path], processed: Path, reports: Path | None, quiet: bool = False,
             use_cache: bool = True) -> Result | None:
     """The whole job, published all or nothing under a lock. With the cache on, a run whose inputs,

@@ -95,3 +95,18 @@ def test_the_cli_and_the_reports_load_no_spacy():
             "print('spacy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_collector_stays_paused_through_the_reports_and_resumes_after(tmp_path, monkeypatch):
+    """The reports of a run and of `report` alone render with the cyclic collector off (its passes over the
+    loaded tables cost 5 s when an edition was added), and it is on again once the run is over."""
+    import gc
+    from pipeline import run as stages
+    from pipeline.report import build
+    seen = []
+    render = build.render
+    monkeypatch.setattr(build, "render", lambda *a, **k: seen.append(gc.isenabled()) or render(*a, **k))
+    stages.run_all(RAW, [], tmp_path / "p", tmp_path / "r", quiet=True)
+    assert gc.isenabled()
+    stages.run_report(tmp_path / "p", tmp_path / "r2", quiet=True)
+    assert seen == [False, False] and gc.isenabled()

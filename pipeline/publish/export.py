@@ -91,9 +91,11 @@ def change_rows(history, rules: list[Rule] | None = None) -> pd.DataFrame:
     return change_frame(stored_changes(history, rules))
 
 
-def stored_changes(history, rules: list[Rule] | None = None) -> list:
-    """The change records the table holds, in its order: with `rules`, the plain unchanged ones left out."""
-    changes = history.changes
+def stored_changes(history, rules: list[Rule] | None = None, since: str = "") -> list:
+    """The change records the table holds, in its order: with `rules`, the plain unchanged ones left out;
+    with `since`, only the steps into that edition and the later ones (`rules` need hold only theirs:
+    adding an edition filters its step's changes, not the 310,000 of 110 simulated editions)."""
+    changes = [c for c in history.changes if c.to_edition >= since] if since else history.changes
     if rules is not None:
         examples = {(r.edition, lineage): len(r.examples) for r in rules
                     if (lineage := history.lineage.get(rule_key(r))) is not None}

@@ -4,9 +4,10 @@
              .stages/ingest.<key>.json.gz     one cleaned source (text, paragraphs, the discard ledger)
 - segment -> .stages/segment.json.gz          the editions, and the list of their records' files
              .stages/segment.<key>.parquet    one edition's merged rule records (the rules table's format)
-- align   -> .stages/align.json.gz            lineage ids, last changes, renumbering runs, cited lineages,
-                                              and the list of the changes' files
+- align   -> .stages/align.json.gz            renumbering runs, cited lineages, each edition's key in the walk,
+                                              and the lists of the changes' and the lineages' files
              .stages/align.<key>.parquet      one step's changes (the changes table's format)
+             .stages/align.<key>.json.gz      one edition's records' lineage ids and last changes
 
 A piece (a source, an edition, a step) is named by a key made of what it is made from: the bytes of its
 source (ingest), its sources' content (segment), the content of every edition up to it (align), with the
@@ -167,6 +168,14 @@ def segment_keys(processed: Path) -> dict[str, str]:
     return {edition: name.split(".", 1)[1] for edition, name in _read_json(processed, "segment", "segment")["rules"]}
 
 
+def _by_edition(lineage: dict[tuple, str]) -> dict[str, list[tuple]]:
+    """The walk's record keys by their edition (the first part), in the walk's order."""
+    out: dict[str, list] = {}
+    for k in lineage:
+        out.setdefault(k[0], []).append(k)
+    return out
+
+
 def _by(records, field: str) -> dict[str, list]:
     out: dict[str, list] = {}
     for r in records:
@@ -193,12 +202,27 @@ def save_aligned(folder: Path, aligned: Aligned, keys: dict[str, str]) -> None:
         pieces.put(keys[edition], ".parquet", lambda at, stem, changes=changes: export.write_table(
             export.change_rows(Aligned(changes, {}, {}, [], {})), at, "changes", file=stem, formats=("parquet",)))
     pieces.close()
+    # each edition's records' lineage ids and last changes, a piece each like its step (made only when written)
+    walk = Pieces(folder, "align")  # the stage is named by the first part (transaction.stage_of)
+    for edition, records in _by_edition(aligned.lineage).items():
+        rows = lambda records=records: [[*k, aligned.lineage[k], aligned.last_changed.get(k, "")]  # noqa: E731
+                                        for k in records]
+        name = keys.get(edition) or hashlib.sha256(_gzip_json(rows())).hexdigest()[:32]
+        walk.put(name, ".json.gz", lambda at, stem, rows=rows: write_atomic(at / f"{stem}.json.gz", _gzip_json(rows())))
+    walk.close()
     _write_json(folder, "align", {
         "changes": pieces.names,
-        "lineage": [[*k, v, aligned.last_changed.get(k, "")] for k, v in aligned.lineage.items()],
+        "lineage": walk.names,
         "renumberings": aligned.renumberings,
         "cited": [[*k, *v] for k, v in aligned.cited.items()],
-        "observations": aligned.observations})
+        "observations": aligned.observations,
+        "steps": keys})
+
+
+def walk_keys(processed: Path) -> dict[str, str]:
+    """Each edition's key in the walk (`step_keys`) the published align stage was made with: the export's
+    digests (pipeline/publish/grow.py)."""
+    return _read_json(processed, "align", "align").get("steps", {})
 
 
 def change_files(processed: Path) -> list[str]:
@@ -209,9 +233,11 @@ def change_files(processed: Path) -> list[str]:
 def load_aligned(processed: Path) -> Aligned:
     data = _read_json(processed, "align", "align")
     _check(processed, [f"{FOLDER}/{name}.parquet" for name in data["changes"]], "align")
+    _check(processed, [f"{FOLDER}/{name}.json.gz" for name in data["lineage"]], "align")
     changes = [c for name in data["changes"] for c in load.changes(processed, file=f"{FOLDER}/{name}")]
-    lineage = {tuple(row[:4]): row[4] for row in data["lineage"]}
-    last_changed = {tuple(row[:4]): row[5] for row in data["lineage"] if row[5]}
+    rows = [row for name in data["lineage"] for row in _read_json(processed, name, "align", checked=True)]
+    lineage = {tuple(row[:4]): row[4] for row in rows}
+    last_changed = {tuple(row[:4]): row[5] for row in rows if row[5]}
     cited = {tuple(row[:3]): tuple(row[3:]) for row in data["cited"]}
     return Aligned(changes=changes, lineage=lineage, last_changed=last_changed, renumberings=data["renumberings"],
                    cited=cited, observations=data["observations"])

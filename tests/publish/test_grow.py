@@ -4,7 +4,6 @@ and JSON file, the same rows for the database; a run killed while growing leaves
 import hashlib
 import json
 import shutil
-from dataclasses import replace
 from types import SimpleNamespace
 
 import pandas as pd
@@ -14,7 +13,7 @@ from pipeline import run as stages
 from pipeline.ingest.clean import compare_form
 from pipeline.publish import export, grow
 from pipeline.publish.database import Database
-from pipeline.records import Rule, RuleChange
+from pipeline.records import Edition, Rule
 from pipeline.publish import transaction as publish
 from conftest import RAW, archive_files, needs_archive
 from published import database_rows
@@ -171,16 +170,17 @@ def test_the_tail_starts_at_the_first_edition_whose_digest_differs(tmp_path):
         assert grow.plan(tmp_path, {"2001": "a", "2002": "b", "2003": "c", "2004": "d"}) is None
 
 
-def test_a_step_s_changes_are_in_the_digest_of_its_new_edition():
-    """An override may change how a step's matches were found and no rule's lineage: the change rows of that step
-    must then be written again, from its new edition on."""
-    rules = [Rule(e, "s", "100.1", "rule", "", "", "Text.", "Text.") for e in ("2001", "2002", "2003")]
-    history = SimpleNamespace(lineage={}, last_changed={})
+def test_an_edition_s_key_in_the_walk_is_in_its_digest_alone():
+    """The walk's key of an edition (every edition up to it, the overrides, the code) settles its lineages, last
+    changes and step: a different key for it (an override of its step) makes its rows, and its alone, written again."""
+    eds = [Edition(e, "", ("s",), True, {"rule": 1}, 0) for e in ("2001", "2002", "2003")]
     sources = pd.DataFrame({"source_id": ["s"]})
-    step = RuleChange("2001", "2002", "2001:100.1", "100.1", "100.1", "rule", "cosmetic", False, 99.0, False, "fuzzy")
-    before = grow.digests(rules, history, sources, "code", [step])
-    after = grow.digests(rules, history, sources, "code", [replace(step, method="override")])
+    steps = {"2001": "a", "2002": "b", "2003": "c"}
+    before = grow.digests(eds, sources, "code", steps)
+    after = grow.digests(eds, sources, "code", {**steps, "2002": "B"})
     assert [e for e in before if before[e] != after[e]] == ["2002"]
+    # an edition without records has no rows: no digest
+    assert grow.digests([*eds, Edition("2004", "", ("s",), False, {}, 0)], sources, "code", steps) == before
 
 
 def test_a_grown_glossary_names_a_wording_by_the_first_rule_with_its_words(tmp_path):

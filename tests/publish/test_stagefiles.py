@@ -60,7 +60,7 @@ def test_a_run_that_adds_an_edition_keeps_the_other_pieces_and_publishes_what_a_
     after = pieces(tmp_path / "p")
     assert {n: after[n] for n in before} == before  # left in place, not written again
     new = sorted(publish.stage_of(n) for n in set(after) - set(before))
-    assert new == ["align", "ingest", "segment"]  # the new edition's source, records and step
+    assert new == ["align", "align", "ingest", "segment"]  # the new edition's source, records, step and lineages
     assert contents(tmp_path / "p") == cold
 
 

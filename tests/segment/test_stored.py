@@ -1,6 +1,7 @@
 """Each file's cleaned source and each source's records are kept between runs: a run cleans and segments only
 new or changed files (a change is noticed by the file's bytes, not its name or time), and publishes what a cold
 run over the same files does, rejections and discards included."""
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pipeline import run as stages
-from pipeline.cache import CACHE_FILE
+from pipeline.cache import CACHE_FILE, Damaged
 from pipeline.ingest import discover
 from pipeline.ingest import stored as cleaned
 from pipeline.segment import stored
@@ -134,3 +135,19 @@ def test_the_ingest_command_alone_cleans_only_new_or_changed_files(tmp_path, seg
     CLEANED.append(set())
     result = stages.run_ingest(tmp_path / "raw", [corpus], tmp_path / "p", quiet=True)
     assert CLEANED[-1] == {"a.txt"} and "A rule added later." in result.ingested.docs[0].content
+
+
+def test_a_source_s_rows_read_back_as_they_were_kept_and_damaged_ones_are_refused():
+    """The rows' columns (numbers as differences, pieces flattened) decode to the rows, pieces of every count
+    included; a column of another length, a number that is not an integer, or offsets that do not make the
+    pieces are damage, never records."""
+    rows = [["100.1", "k1", ["partial"], 3, 5, 1, ((0, 4), (6, 9))], ["100.2", "k2", [], 7, 7, 1, ()],
+            ["100.2", "k2", [], 9, 12, 2, ((2, 2),)], ["100.3", "k3", [], 12, 20, 1, ((1, 3), (3, 8), (10, 11))]]
+    kept = json.loads(json.dumps(stored._encode_rows(rows)))
+    assert stored._decode_rows(kept) == [(r[0], r[1], tuple(r[2]), *r[3:]) for r in rows]
+    assert stored._decode_rows(json.loads(json.dumps(stored._encode_rows([])))) == []
+    for column, value in (("line_start", [0, 4, 2.5, 3]), ("occurrence", [1, 1, True, 1]), ("pieces", [2, 0, 1])):
+        with pytest.raises(Damaged):
+            stored._decode_rows({**kept, column: value})
+    with pytest.raises(Damaged):
+        stored._decode_rows({**kept, "offsets": kept["offsets"][:-1]})
