@@ -118,8 +118,8 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     _reader_pages(page, put, grouped, digests, editions, env)
     _number_pages(page, put, grouped, remapper)
     del rules
-    sources = _sources(data["sources"], data["discards"])
     texts = {d.source.source_id: d for d in docs or ()}
+    sources = _sources(data["sources"], data["discards"], set(texts))
     page("sources.html", "sources.html", sources=sources, with_lines=set(texts), names=names)
     _source_pages(page, put, texts, remapper, names, grouped, digests)
     page("terminology.html", "terminology.html", **_terminology(data["terminology"]))

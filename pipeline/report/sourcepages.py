@@ -44,11 +44,37 @@ def _source_names(sources: pd.DataFrame) -> dict[str, dict]:
     return out
 
 
-def _sources(sources: pd.DataFrame, discards: pd.DataFrame) -> list[dict]:
+def _sources(sources: pd.DataFrame, discards: pd.DataFrame, with_lines: set[str]) -> list[dict]:
+    """Each source's row with its discarded passages (`discards`, how many) and their table's rows as HTML
+    (`discards_html`): built here, not in a template loop, as the 19,600 rows of 110 simulated editions took
+    the template 1.5 s on every run. A line links to the source's page when it has one (`with_lines`)."""
+    by_source: dict[str, list[tuple]] = {}
+    for row in zip(discards["source_id"], discards["line"], discards["reason"], discards["text"]):
+        by_source.setdefault(row[0], []).append(row[1:])
     out = sources.to_dict(orient="records")
     for s in out:
-        s["discards"] = discards[discards["source_id"] == s["source_id"]].to_dict(orient="records")
+        rows = by_source.get(s["source_id"], [])
+        s["discards"] = len(rows)
+        s["discards_html"] = _discards_html(s["source_id"], rows, s["source_id"] in with_lines)
     return out
+
+
+def _discards_html(source_id: str, rows: list[tuple], linked: bool) -> Markup:
+    """A source's discarded passages as table rows (no optional end tag: </td>, </tr>), each line a link to
+    the line on the source's page (the address bare when it can be)."""
+    page = "sources/" + _urlencode(source_id) + ".html#L"
+    out = []
+    for line, reason, text in rows:
+        number = str(line)
+        cell = f"<a href={reader.bare(page + number)}>{number}</a>" if linked else number
+        out.append(f"<tr><td class=n>{cell}<td>{escape(reason)}<td><pre>{escape(text)}</pre>")
+    return Markup("".join(out))
+
+
+def _urlencode(value: str) -> str:
+    """As the templates' urlencode filter writes a source id into an address."""
+    from jinja2.filters import do_urlencode
+    return do_urlencode(value)
 
 
 def _lines(doc: CleanDoc) -> list[dict]:
