@@ -2,11 +2,10 @@
 
 A page's key is a hash of everything its bytes depend on: its name (which sets the depth of its
 links), the report code (report/build.py and every pipeline module it imports, the templates, the versions
-of the libraries that render) and the page's own data. A run publishes the keys of its pages in
-`reports/page-keys.json`, listed in run.json like the pages. The next run leaves a page in place
-without rendering it when its key is the one the published run recorded and the published file is
-still, size and sha256, the one run.json lists; anything else (a new key, a page edited by hand, a
-missing or damaged keys file) is rendered as before.
+of the libraries that render) and the page's own data. A run records the keys of its pages, each with the
+stamp of the file it published for it, in `reports/.cache/page-keys.json` (writer.py): the next run leaves a
+page in place without rendering it when its key is the recorded one and its file still has the recorded
+stamp; anything else (a new key, a page edited by hand, a missing or damaged keys file) is rendered as before.
 """
 from __future__ import annotations
 
@@ -18,9 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from pipeline import cache
-from pipeline.publish import transaction as publish
 
-FILE = "page-keys.json"
+FILE = ".cache/page-keys.json"  # not an output: in a dot folder, never listed
 LIBRARIES = ("jinja2", "markupsafe", "pandas")
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -51,21 +49,14 @@ def key(name: str, *inputs) -> str:
     return digest((name, code(), inputs))
 
 
-def published(folder: Path) -> tuple[dict[str, list], dict[str, str]]:
-    """The published run's listing ({name: [bytes, sha256]}) and the keys of its pages ({name: key});
-    no keys when the keys file is missing, damaged or not the one the listing names."""
-    listed = publish.listing(folder) or {}
+def recorded(folder: Path) -> dict[str, list]:
+    """The keys recorded with the published pages: {name: [bytes, mtime_ns, key]}; none when the file is
+    missing or damaged (every page is then rendered)."""
     try:
-        raw = (folder / FILE).read_bytes()
-        if listed.get(FILE) != [len(raw), hashlib.sha256(raw).hexdigest()]:
-            return listed, {}
-        keys = json.loads(raw)
+        keys = json.loads((folder / FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return listed, {}
-    if not isinstance(keys, dict) or not all(isinstance(v, str) for v in keys.values()):
-        return listed, {}
-    return listed, keys
-
-
-def encode(keys: dict[str, str]) -> str:
-    return json.dumps(keys, sort_keys=True, indent=0) + "\n"
+        return {}
+    if not isinstance(keys, dict):
+        return {}
+    return {name: entry for name, entry in keys.items() if isinstance(entry, list) and len(entry) == 3
+            and isinstance(entry[0], int) and isinstance(entry[1], int) and isinstance(entry[2], str)}

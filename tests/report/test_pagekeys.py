@@ -1,7 +1,7 @@
 """Pages whose inputs did not change are left in place without being rendered, and the reports come
 out byte for byte as a full render into an empty folder would write them."""
-import hashlib
 import json
+import os
 import shutil
 import sys
 
@@ -13,7 +13,6 @@ from pipeline.report import pagekeys
 from pipeline.report.links import lineage_file
 from pipeline.publish import transaction as publish
 from pipeline.report import build as report
-from pipeline.report import writer
 from pipeline.cli.main import main
 from conftest import RAW, archive_files, needs_archive
 
@@ -62,7 +61,7 @@ def assert_as_a_full_render(tmp_path):
     fresh = tmp_path / "fresh"  # beside r/: the index's links to the datasets read the same
     assert invoke("report", "--processed", tmp_path / "p", "--reports", fresh, "-q").exit_code == 0
     files = lambda root: sorted(p.relative_to(root) for p in root.rglob("*")  # noqa: E731
-                                if p.is_file() and not p.name.startswith("."))
+                                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
     assert files(tmp_path / "r") == files(fresh)
     for name in files(fresh):
         assert (tmp_path / "r" / name).read_bytes() == (fresh / name).read_bytes(), name
@@ -120,7 +119,7 @@ def test_a_new_edition_renders_only_the_pages_of_the_rules_it_changed(tmp_path, 
     shutil.copytree(tmp_path / "corpus", cold / "corpus")
     run(cold, corpus=cold / "corpus")  # beside its own p/: the index's links to the datasets read the same
     files = lambda root: sorted(p.relative_to(root) for p in root.rglob("*")  # noqa: E731
-                                if p.is_file() and not p.name.startswith("."))
+                                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
     assert files(tmp_path / "r") == files(cold / "r")
     for name in files(cold / "r"):
         assert (tmp_path / "r" / name).read_bytes() == (cold / "r" / name).read_bytes(), name
@@ -151,8 +150,8 @@ def test_a_page_edited_by_hand_is_rendered_again(tmp_path, skipped):
 
 def test_a_page_whose_stamp_is_the_recorded_one_is_not_read_again(tmp_path, skipped, monkeypatch):
     """Hashing every page left in place was a quarter of adding an edition: a page whose size and modification
-    time are those recorded when its run wrote it is known untouched; without the stamps, every page is hashed,
-    and left in place all the same."""
+    time are those recorded with its key when its run wrote it is known untouched, and no page is read; a page
+    whose stamp is not the recorded one (touched, even with the same bytes) is rendered again."""
     run(tmp_path)
     hashed = []
     still_listed = publish.still_listed
@@ -161,26 +160,28 @@ def test_a_page_whose_stamp_is_the_recorded_one_is_not_read_again(tmp_path, skip
     assert again().exit_code == 0
     kept = list(skipped)
     assert len(kept) > 10 and hashed == []
-    (tmp_path / "r" / writer.STAMPS).write_text("{not json")
+    touched = tmp_path / "r" / kept[0]
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 1))
     skipped.clear()
     assert again().exit_code == 0
-    assert skipped == kept and len(hashed) == len(kept)
+    assert skipped == kept[1:] and hashed == []
     assert_as_a_full_render(tmp_path)
 
 
-@pytest.mark.parametrize("damage", ["missing", "not what run.json lists", "not JSON"])
-def test_without_the_published_keys_every_page_is_rendered(tmp_path, skipped, damage):
+@pytest.mark.parametrize("damage", ["missing", "another run's stamps", "not JSON"])
+def test_without_the_recorded_keys_every_page_is_rendered(tmp_path, skipped, damage):
+    """No keys, or keys recorded with stamps no published page has (a run that was never committed records its
+    staged files'), leave no page unrendered; the keys are not published (not listed in run.json)."""
     run(tmp_path)
     keys = tmp_path / "r" / pagekeys.FILE
+    assert pagekeys.FILE not in publish.listing(tmp_path / "r") and not (tmp_path / "r" / "page-keys.json").exists()
     if damage == "missing":
         keys.unlink()
-    elif damage == "not what run.json lists":
-        keys.write_text(keys.read_text() + " ")  # the same keys, but not the file the published run wrote
+    elif damage == "another run's stamps":
+        recorded = json.loads(keys.read_text())
+        keys.write_text(json.dumps({name: [size, mtime + 1, key] for name, (size, mtime, key) in recorded.items()}))
     else:
         keys.write_text("{not json")
-        listing = json.loads((tmp_path / "r" / publish.LISTING).read_text())
-        listing["files"][pagekeys.FILE] = [keys.stat().st_size, hashlib.sha256(keys.read_bytes()).hexdigest()]
-        (tmp_path / "r" / publish.LISTING).write_text(json.dumps(listing))  # even listed as it is
     skipped.clear()
     assert invoke("report", "--processed", tmp_path / "p", "--reports", tmp_path / "r", "-q").exit_code == 0
     assert skipped == []
