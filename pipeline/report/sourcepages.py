@@ -120,16 +120,18 @@ def _lines_html(lines: list[dict], printed: dict[int, list[tuple[str, tuple[str,
     printed = printed or {}
     out = []
     for line in lines:
-        no, why, now, label = line["no"], _escaped(line["why"]), line["now"], _escaped(line["label"])
-        n = f' data-n="{label}"' if label else ""
-        anchor = next((a for a, forms in printed.get(no, ()) if line["text"] in forms), None)
-        if not line["text"] and not why and not now:
-            out.append(f"<a id=L{no}{n}></a>")
-        elif anchor and not why and not now:
-            head = _content(line["text"].split(" ", 1)[0])
-            out.append(f'<a id=L{no}{n} href={reader.bare("#" + anchor)}>{head}</a>')
-        else:
-            out.append(f"<span id=L{no}{n}" + (' class="dropped">' if why else ">") + _content(line["text"]) +
-                       (f'<span class="why">{why}</span>' if why else "") +
+        no, text, why, now, label = line["no"], line["text"], line["why"], line["now"], line["label"]
+        n = f' data-n="{_escaped(label)}"' if label else ""
+        if why or now:
+            out.append(f"<span id=L{no}{n}" + (' class="dropped">' if why else ">") + _content(text) +
+                       (f'<span class="why">{_escaped(why)}</span>' if why else "") +
                        (f'<span class="now">{_content(now)}</span>' if now else "") + "</span>")
+        elif not text:
+            out.append(f"<a id=L{no}{n}></a>")
+        else:
+            anchor = next((a for a, forms in printed[no] if text in forms), None) if no in printed else None
+            if anchor:
+                out.append(f'<a id=L{no}{n} href={reader.bare("#" + anchor)}>{_content(text.split(" ", 1)[0])}</a>')
+            else:
+                out.append(f"<span id=L{no}{n}>{_content(text)}</span>")
     return Markup("".join(out))
