@@ -6,6 +6,7 @@ import shutil
 import sys
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
@@ -215,3 +216,24 @@ def test_equal_data_gives_equal_digests_however_its_strings_were_made():
     made = "".join(["line", "age"])
     assert made is not sys.intern("lineage")
     assert pagekeys.digest([{"id": made, "n": 1.5}]) == pagekeys.digest([{"id": sys.intern("lineage"), "n": 1.5}])
+
+
+def test_a_rows_digest_sees_the_values_not_how_they_are_laid_out():
+    """An edition's rows give the same digest wherever they sit in the file (a slice's offset, chunks, a validity
+    buffer that marks no null), so adding an edition after them leaves their pages' keys as they were; any value
+    changed, moved between rows or made null changes it."""
+    columns = {"text": ["a", "bc", None, "d"], "examples": [["x"], [], None, ["y", "z"]], "line": [1, None, 3, 4],
+               "citations": [[{"part": "1"}], [], [{"part": None}], None]}
+    schema = pa.table(columns).schema
+    table = lambda data: pa.table(data, schema=schema)  # noqa: E731
+    fresh = table(columns)
+    later = table({name: values + values[:1] for name, values in columns.items()})  # a validity buffer, all set
+    chunked = pa.concat_tables([table({n: v[:1] for n, v in columns.items()}),
+                                table({n: v[1:] for n, v in columns.items()})])
+    digest = pagekeys.rows_digest(fresh)
+    assert pagekeys.rows_digest(later.slice(0, 4)) == pagekeys.rows_digest(chunked) == digest
+    assert pagekeys.rows_digest(later.slice(1, 2)) == pagekeys.rows_digest(fresh.slice(1, 2))
+    for name, values in [("text", ["a", "cb", None, "d"]), ("text", ["a", "bc", "", "d"]),
+                         ("examples", [[], ["x"], None, ["y", "z"]]), ("examples", [["x"], [], [], ["y", "z"]]),
+                         ("line", [1, 0, 3, 4]), ("citations", [[{"part": "1"}], [], [{"part": ""}], None])]:
+        assert pagekeys.rows_digest(table({**columns, name: values})) != digest, (name, values)
