@@ -3,7 +3,7 @@
 A page's key is a hash of everything its bytes depend on: its name (which sets the depth of its
 links), the report code (report/build.py and every pipeline module it imports, the templates, the versions
 of the libraries that render) and the page's own data. A run records the keys of its pages, each with the
-stamp of the file it published for it, in `reports/.cache/page-keys.json` (writer.py): the next run leaves a
+stamp of the file it published for it, in `reports/.cache/.page-keys.json` (writer.py): the next run leaves a
 page in place without rendering it when its key is the recorded one and its file still has the recorded
 stamp; anything else (a new key, a page edited by hand, a missing or damaged keys file) is rendered as before.
 """
@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 
 from pipeline import cache
 
-FILE = ".cache/page-keys.json"  # not an output: in a dot folder, never listed
+FILE = ".cache/.page-keys.json"  # not an output: in a dot folder, its name a dot file, never listed
 LIBRARIES = ("jinja2", "markupsafe", "pandas")
 TEMPLATES = Path(__file__).parent / "templates"
 

@@ -2,7 +2,7 @@
 not even rendered (pagekeys), and pages an earlier run wrote that this one did not are removed.
 
 Each run records, for every keyed page, its key and the stamp (size and modification time, as `run` tells its
-published files unchanged: publish.stamp) of the file it published for it, in `.cache/page-keys.json` beside the
+published files unchanged: publish.stamp) of the file it published for it, in `.cache/.page-keys.json` beside the
 published pages, never listed. A page is left in place unrendered when its key is the recorded one and its file
 still has the recorded stamp: it is the file rendered from that key, untouched since (no page is read or hashed
 to know it; a copy that keeps the times, cp -a or rsync -t, keeps the stamps true). The keys of a run that is
