@@ -11,12 +11,14 @@ and the terminology page), links says where each page lives, writer writes only 
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections import Counter
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
@@ -24,7 +26,7 @@ from pipeline import registry
 from pipeline.query import cite
 from pipeline.report import feed
 from pipeline.publish import jsonout
-from pipeline.publish import load, remap, unchanged
+from pipeline.publish import load, parquet, remap, unchanged
 from pipeline.report import pagekeys
 from pipeline.publish import transaction as publish
 from pipeline.report import editionpages as reader
@@ -66,12 +68,32 @@ RULE_COLUMNS = ["edition", "source", "rule_id", "kind", "lineage_id", "title", "
                 "rule_flags", "line_start", "line_end"]  # what the pages show of the rules table
 
 
-def _rows(processed: Path, name: str, only: list[str] | None = None) -> list[dict]:
+def _rows(processed: Path, name: str) -> list[dict]:
     """A table's rows as the typed loader gives them (booleans, lists, numbers as they were
     exported); the caller has checked the run (verify), or holds its staging folder."""
     if not (processed / f"{name}.parquet").exists():
         raise publish.missing(processed, f"{name}.parquet")
-    return load.rows(processed, name, only=only, check=False)
+    return load.rows(processed, name, check=False)
+
+
+def _rules(processed: Path) -> tuple[list[dict], dict[str, str]]:
+    """The rules' rows the pages show (RULE_COLUMNS, as the typed loader gives them: load.rows), and per
+    edition a digest of its rows, in order (pagekeys.rows_digest of its run of rows: rules.parquet is in edition
+    order). A page's key that holds an edition's digest changes whenever any value of its rows does."""
+    if not (processed / "rules.parquet").exists():
+        raise publish.missing(processed, "rules.parquet")
+    table = load.read(processed, "rules", columns=RULE_COLUMNS, check=False)
+    data = load.columns(table)
+    rows = [dict(zip(RULE_COLUMNS, values))
+            for values in zip(*(parquet.python("rules", n, data[n]) for n in RULE_COLUMNS))]
+    spans: dict[str, list[tuple[int, int]]] = {}
+    start = 0
+    for edition, run in itertools.groupby(data["edition"]):
+        count = sum(1 for _ in run)
+        spans.setdefault(edition, []).append((start, count))
+        start += count
+    return rows, {edition: pagekeys.rows_digest(pa.concat_tables([table.slice(*span) for span in runs]))
+                  for edition, runs in spans.items()}
 
 
 def _read(processed: Path, name: str) -> pd.DataFrame:
@@ -95,7 +117,7 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
         depth = name.count("/")
         put(name, env.get_template(template).render(root="../" * depth, **context))
 
-    rules = _rows(processed, "rules", only=RULE_COLUMNS)
+    rules, digests = _rules(processed)  # digests: each edition's rows, shared by many keys
     editions = _editions(data["editions"])
     names = _source_names(data["sources"])
     env.globals["source_names"] = names  # sources are shown by name wherever they are named
@@ -105,7 +127,7 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
          timeline=_timeline(editions, steps), sources=used, unused=len(data["sources"]) - used, names=names,
          datasets=_datasets(processed, reports))
     grouped = reader.by_edition(rules)
-    digests = {edition: pagekeys.digest(records) for edition, records in grouped.items()}  # shared by many keys
+    placed = _Placed(grouped)
     by_step = _changes_by_step(data["changes"])
     _pair_pages(page, put, steps, rules, by_step, digests)
     put("feed.xml", feed.render(editions, steps, by_step, pair_file, reader.change_anchor))
@@ -114,14 +136,15 @@ def render(processed: Path, reports: Path, docs: list[CleanDoc] | None = None, p
     lineages = _lineage_inputs(rules, data["changes"], data["citations"], complete[-1] if complete else "",
                                lambda lineage, edition: cite.now(remapper, lineage, edition), data["observations"],
                                {e["edition"] for e in editions if e["status"] == "fragment"})
-    index = _lineage_pages(page, put, (progress or iter)(lineages), env, complete)
-    _reader_pages(page, put, grouped, digests, editions, env)
+    at = {id(r): (digests[edition], i) for edition, records in grouped.items() for i, r in enumerate(records)}
+    index = _lineage_pages(page, put, (progress or iter)(lineages), env, complete, at)
+    _reader_pages(page, put, grouped, placed, digests, editions, env)
     _number_pages(page, put, grouped, remapper)
     del rules
-    sources = _sources(data["sources"], data["discards"])
     texts = {d.source.source_id: d for d in docs or ()}
+    sources = _sources(data["sources"], data["discards"], set(texts))
     page("sources.html", "sources.html", sources=sources, with_lines=set(texts), names=names)
-    _source_pages(page, put, texts, remapper, names, grouped, digests)
+    _source_pages(page, put, texts, remapper, names, grouped, placed, digests)
     page("terminology.html", "terminology.html", **_terminology(data["terminology"]))
     put("search-index.js", "window.CR_INDEX = " + json.dumps(index, ensure_ascii=False, separators=(",", ":")) + ";\n")
     for name in STATIC:
@@ -147,10 +170,11 @@ def _pair_pages(page, put, steps: list[dict], rules: list[dict], by_step: dict[t
              rows=rows, chapters=_chapters(rows, title_of))
 
 
-def _lineage_pages(page, put, lineages, env: Environment, complete: list[str]) -> list:
+def _lineage_pages(page, put, lineages, env: Environment, complete: list[str], at: dict[int, tuple[str, int]]) -> list:
     """A page per lineage, keyed by what `_lineage_inputs` gives, cut where it goes on unchanged into the
     latest edition (`open_tail`), and by the names of the sources it links to; returns the search index's
-    entries (of every lineage, rendered or not)."""
+    entries (of every lineage, rendered or not). A record is in the key by where it is (`at`: its edition's
+    digest and its place among the edition's rows), which says all it holds, at a fraction of hashing it."""
     names, with_pages = env.globals["source_names"], env.globals["source_pages"]
     index = []
     for whole in lineages:  # one at a time: bounded memory
@@ -160,13 +184,14 @@ def _lineage_pages(page, put, lineages, env: Environment, complete: list[str]) -
         cited = sorted({s for both in {r["source"] for r in inputs["records"]} for s in both.split(";")} |
                        {n["source"].split(";")[0] for n in inputs["notes"]})
         sources = [(s, names.get(s), s in with_pages) for s in cited]
-        if not put.skip(name, pagekeys.key(name, inputs, sources)):
+        where = [at[id(r)] for r in inputs["records"]]
+        if not put.skip(name, pagekeys.key(name, {**inputs, "records": where}, sources)):
             page(name, "lineage.html", lineage=_lineage(inputs))
     return index
 
 
 def _source_pages(page, put, texts: dict[str, CleanDoc], remapper, names: dict[str, dict],
-                  grouped: dict[str, list[dict]], digests: dict[str, str]) -> None:
+                  grouped: dict[str, list[dict]], placed, digests: dict[str, str]) -> None:
     """A page per source with each of its lines; keyed by its text, what was discarded of it, its
     name and address, (commentary) the rule numbers its citations have now, and the records of its
     edition's page, which shows the lines that became rules (editionpages.printed_lines)."""
@@ -178,7 +203,7 @@ def _source_pages(page, put, texts: dict[str, CleanDoc], remapper, names: dict[s
         if put.skip(name, pagekeys.key(name, doc.source.text, doc.source.format, discards, doc.source.url,
                                        names.get(source_id, {}), now, edition, digests.get(edition))):
             continue
-        printed = reader.printed_lines(grouped[edition]).get(source_id, {}) if edition else {}
+        printed = reader.printed_lines(grouped[edition], placed[edition]).get(source_id, {}) if edition else {}
         lines = _lines(doc)
         for line in lines:
             line["now"] = now.get(line["no"], "")
@@ -186,7 +211,7 @@ def _source_pages(page, put, texts: dict[str, CleanDoc], remapper, names: dict[s
              names=names.get(source_id, {}), edition=edition if printed else "")
 
 
-def _reader_pages(page, put, grouped: dict[str, list[dict]], digests: dict[str, str], editions: list[dict],
+def _reader_pages(page, put, grouped: dict[str, list[dict]], placed, digests: dict[str, str], editions: list[dict],
                   env: Environment) -> None:
     """An edition page per edition (keyed by its records and its neighbours), and editions.js: the complete
     editions, the registry's set codes and the run's editions' set names (for `?as-of=`)."""
@@ -197,7 +222,7 @@ def _reader_pages(page, put, grouped: dict[str, list[dict]], digests: dict[str, 
         prev, next_ = shown[i - 1]["edition"] if i else "", shown[i + 1]["edition"] if i + 1 < len(shown) else ""
         if put.skip(name, pagekeys.key(name, e, prev, next_, digests[e["edition"]])):
             continue
-        context = reader.edition_page(e, grouped[e["edition"]], lineage_file)
+        context = reader.edition_page(e, grouped[e["edition"]], lineage_file, placed[e["edition"]])
         page(name, "edition.html", prev=prev, next=next_, body=_body(context["entries"], entry_html), **context)
     complete = [e["edition"] for e in editions if e["status"] == "complete"]
     sets = {s.set_code: [s.effective, s.set_name] for s in registry.entries()}
@@ -215,6 +240,20 @@ def _number_pages(page, put, grouped: dict[str, list[dict]], remapper) -> None:
         name = f"rules/{rule['number']}.html"
         if not put.skip(name, pagekeys.key(name, rule)):
             page(name, "rule.html", rule=rule)
+
+
+class _Placed(dict):
+    """Each edition's records in print order with their anchors (editionpages.anchored), sorted once when first
+    asked for: its page and its source's page both need them (sorting each edition twice was 1.5 s of a cold
+    report of 110 simulated editions, profiled)."""
+
+    def __init__(self, grouped: dict[str, list[dict]]):
+        super().__init__()
+        self.grouped = grouped
+
+    def __missing__(self, edition: str) -> list[tuple[dict, str]]:
+        self[edition] = list(reader.anchored(self.grouped[edition]))
+        return self[edition]
 
 
 def _body(entries: list[dict], entry_html) -> Markup:

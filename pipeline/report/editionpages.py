@@ -114,13 +114,14 @@ def _linked(text: str, links: frozenset[str], href) -> Markup:
     return Markup("").join(out)
 
 
-def edition_page(edition: dict, records: list[dict], lineage_href) -> dict:
+def edition_page(edition: dict, records: list[dict], lineage_href, placed=None) -> dict:
     """The context of one edition's page: its table of contents and every record, in print order,
-    with anchors, linked references and a link to its lineage. `records` are rules.csv rows."""
+    with anchors, linked references and a link to its lineage. `records` are rules.csv rows; `placed`,
+    if given, is `list(anchored(records))` (made once for the edition's page and its sources' pages)."""
     ids = {r["rule_id"] for r in records if r["kind"] != "glossary"}
     counts = [0, 0]
     entries = []
-    for r, rid in anchored(records):
+    for r, rid in placed if placed is not None else anchored(records):
         examples = [{"id": f"{rid}-ex{i}", "html": linked(e, ids, counts=counts)}
                     for i, e in enumerate(r["examples"] or [], 1)]
         entries.append({"id": rid, "number": r["rule_id"], "kind": r["kind"], "title": plain(r["title"]),
@@ -144,7 +145,7 @@ def anchored(records: list[dict]) -> Iterator[tuple[dict, str]]:
         yield r, rid
 
 
-def printed_lines(records: list[dict]) -> dict[str, dict[int, list[tuple[str, tuple[str, ...]]]]]:
+def printed_lines(records: list[dict], placed=None) -> dict[str, dict[int, list[tuple[str, tuple[str, ...]]]]]:
     """{source id: {line number: [(anchor, the forms of a line the page shows at that anchor)]}}: for each
     line an entry of these `records` came from, what the edition page shows word for word: the entry's
     "103.4. Text" or "103.4a Text" (a heading's "1. Title") and each of its examples; a glossary term and
@@ -153,7 +154,7 @@ def printed_lines(records: list[dict]) -> dict[str, dict[int, list[tuple[str, tu
     misprinted "702. 37a", spaces, a line wrapped into the next) is shown there. (The page shows the
     `_Magic_` of a plain-text edition as <i>Magic</i>; `plain` changes nothing else.)"""
     out: dict[str, dict[int, list]] = {}
-    for r, rid in anchored(records):
+    for r, rid in placed if placed is not None else anchored(records):
         if not r["source"] or not r["line_start"]:
             continue
         number, body = r["rule_id"], r["text"] if not r["title"] else r["title"] if not r["text"] else ""

@@ -1,14 +1,14 @@
 """Writing the report pages: only what changed is rewritten, a page whose key is the published one is
 not even rendered (pagekeys), and pages an earlier run wrote that this one did not are removed.
 
-A page left in place must still be the file the published run listed. Reading and hashing every page to
-know it (165 MB on 110 editions) was a quarter of the report stage when an edition is added, so each run
-also records every page's stamp (size and modification time, as `run` tells its published files unchanged:
-publish.stamp) in `.cache/.page-stamps.json` beside the published pages, never listed: a page whose stamp is the
-recorded one has not been touched since, and only the others are hashed. (A copy that keeps the times, cp -a or
-rsync -t, keeps the stamps true.) The stamps
-of a run that is never committed describe its staged files, not the published ones: they match nothing
-and the next run hashes, as before."""
+Each run records, for every keyed page, its key and the stamp (size and modification time, as `run` tells its
+published files unchanged: publish.stamp) of the file it published for it, in `.cache/.page-keys.json` beside the
+published pages, never listed. A page is left in place unrendered when its key is the recorded one and its file
+still has the recorded stamp: it is the file rendered from that key, untouched since (no page is read or hashed
+to know it; a copy that keeps the times, cp -a or rsync -t, keeps the stamps true). The keys of a run that is
+never committed are recorded with the stamps of its staged files, which no published file has: they match
+nothing, and the next run renders those pages again. The keys used to be published (`page-keys.json`, 0.55 MB
+of 110 simulated editions' reports, and read back and checked against run.json's listing on every run)."""
 from __future__ import annotations
 
 import hashlib
@@ -20,21 +20,19 @@ from pipeline.atomic import write_atomic, write_if_changed
 from pipeline.publish import transaction as publish
 from pipeline.report import pagekeys
 
-STAMPS = ".cache/.page-stamps.json"  # not an output: in a dot folder, its name a dot file
-
 
 class Writer:
     """put(name, data) writes a file of the reports; into a run's staging folder, only when the
     published one differs: an identical page is left in place (publish.keep lists it), so a run
     that changes a few pages rewrites only those. `put.skip(name, key)` records a page's key and
-    says whether the page can be left in place without even rendering it (pagekeys). `put.finish()`
-    writes the keys, records what was kept and the pages' stamps."""
+    says whether the page can be left in place without even rendering it. `put.finish()` records
+    what was kept, and each keyed page's key with its stamp."""
 
     def __init__(self, reports: Path, written: list[Path]):
         self.reports, self.written = reports, written
         self.published = reports.parent if reports.name == publish.STAGING else None
-        self.listed, self.previous = pagekeys.published(self.published) if self.published is not None else ({}, {})
-        self.stamps = _stamps(self.published / STAMPS) if self.published is not None else {}
+        self.listed = (publish.listing(self.published) or {}) if self.published is not None else {}
+        self.recorded = pagekeys.recorded(self.published) if self.published is not None else {}
         self.kept: dict[str, list] = {}
         self.keys: dict[str, str] = {}
 
@@ -48,38 +46,28 @@ class Writer:
 
     def skip(self, name: str, key: str) -> bool:
         self.keys[name] = key
-        if self.previous.get(name) != key or not self._untouched(name):
+        entry, listed = self.recorded.get(name), self.listed.get(name)
+        if entry is None or entry[2] != key or listed is None or _stamp(os.fspath(self.published / name)) != entry[:2]:
             return False
-        self.kept[name] = self.listed[name]
+        self.kept[name] = listed
         self.written.append(self.reports / name)
         return True
 
-    def _untouched(self, name: str) -> bool:
-        """The published page is still the file its run listed: its stamp is the one recorded, else its bytes."""
-        entry, path = self.listed.get(name), self.published / name
-        recorded = self.stamps.get(name)
-        if isinstance(recorded, list) and isinstance(entry, list) and entry and recorded[:1] == entry[:1]:
-            if _stamp(os.fspath(path)) == recorded:
-                return True
-        return publish.still_listed(path, entry)
-
     def finish(self) -> None:
-        self(pagekeys.FILE, pagekeys.encode(self.keys))
         if self.kept:
             publish.keep(self.reports, self.kept)
         if self.published is not None:
-            self._record_stamps()
+            self._record()
 
-    def _record_stamps(self) -> None:
-        """Every page's stamp as it will be once published: a staged file keeps its own through the rename
-        into place, a kept one is the published file."""
-        stamps = {}
-        for path in self.written:
-            name = path.relative_to(self.reports).as_posix()
-            stamp = _stamp(os.fspath(self.published / name if name in self.kept else path))
+    def _record(self) -> None:
+        """Each keyed page's stamp as it will be once published, with its key: a staged file keeps its own
+        through the rename into place, a kept one is the published file."""
+        out = {}
+        for name, key in self.keys.items():
+            stamp = _stamp(os.fspath(self.published / name if name in self.kept else self.reports / name))
             if stamp is not None:
-                stamps[name] = stamp
-        write_atomic(self.published / STAMPS, json.dumps(stamps, sort_keys=True, separators=(",", ":")) + "\n")
+                out[name] = [*stamp, key]
+        write_atomic(self.published / pagekeys.FILE, json.dumps(out, sort_keys=True, separators=(",", ":")) + "\n")
 
 
 def _stamp(path: str) -> list[int] | None:
@@ -88,15 +76,6 @@ def _stamp(path: str) -> list[int] | None:
     except OSError:
         return None
     return [st.st_size, st.st_mtime_ns]
-
-
-def _stamps(path: Path) -> dict[str, list[int]]:
-    """The recorded stamps, or none when the file is missing or damaged (every page is then hashed)."""
-    try:
-        stamps = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return stamps if isinstance(stamps, dict) else {}
 
 
 def _remove_stale(reports: Path, written: set[Path]) -> None:

@@ -133,7 +133,8 @@ def check_feed(reports: Path, editions: int) -> feedparser.FeedParserDict:
         path = reports / target
         assert path.is_file(), href
         if anchor:
-            ids.setdefault(path, set(map(unescape, re.findall(r'id="([^"]+)"', path.read_text(encoding="utf-8")))))
+            found = re.findall(r'\bid=(?:"([^"]+)"|([^\s">]+))', path.read_text(encoding="utf-8"))  # quoted or bare
+            ids.setdefault(path, {unescape(quoted or bare) for quoted, bare in found})
             assert anchor in ids[path], href
     return parsed
 

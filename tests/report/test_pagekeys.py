@@ -1,11 +1,12 @@
 """Pages whose inputs did not change are left in place without being rendered, and the reports come
 out byte for byte as a full render into an empty folder would write them."""
-import hashlib
 import json
+import os
 import shutil
 import sys
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
@@ -13,7 +14,6 @@ from pipeline.report import pagekeys
 from pipeline.report.links import lineage_file
 from pipeline.publish import transaction as publish
 from pipeline.report import build as report
-from pipeline.report import writer
 from pipeline.cli.main import main
 from conftest import RAW, archive_files, needs_archive
 
@@ -62,7 +62,7 @@ def assert_as_a_full_render(tmp_path):
     fresh = tmp_path / "fresh"  # beside r/: the index's links to the datasets read the same
     assert invoke("report", "--processed", tmp_path / "p", "--reports", fresh, "-q").exit_code == 0
     files = lambda root: sorted(p.relative_to(root) for p in root.rglob("*")  # noqa: E731
-                                if p.is_file() and not p.name.startswith("."))
+                                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
     assert files(tmp_path / "r") == files(fresh)
     for name in files(fresh):
         assert (tmp_path / "r" / name).read_bytes() == (fresh / name).read_bytes(), name
@@ -120,7 +120,7 @@ def test_a_new_edition_renders_only_the_pages_of_the_rules_it_changed(tmp_path, 
     shutil.copytree(tmp_path / "corpus", cold / "corpus")
     run(cold, corpus=cold / "corpus")  # beside its own p/: the index's links to the datasets read the same
     files = lambda root: sorted(p.relative_to(root) for p in root.rglob("*")  # noqa: E731
-                                if p.is_file() and not p.name.startswith("."))
+                                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
     assert files(tmp_path / "r") == files(cold / "r")
     for name in files(cold / "r"):
         assert (tmp_path / "r" / name).read_bytes() == (cold / "r" / name).read_bytes(), name
@@ -151,8 +151,8 @@ def test_a_page_edited_by_hand_is_rendered_again(tmp_path, skipped):
 
 def test_a_page_whose_stamp_is_the_recorded_one_is_not_read_again(tmp_path, skipped, monkeypatch):
     """Hashing every page left in place was a quarter of adding an edition: a page whose size and modification
-    time are those recorded when its run wrote it is known untouched; without the stamps, every page is hashed,
-    and left in place all the same."""
+    time are those recorded with its key when its run wrote it is known untouched, and no page is read; a page
+    whose stamp is not the recorded one (touched, even with the same bytes) is rendered again."""
     run(tmp_path)
     hashed = []
     still_listed = publish.still_listed
@@ -161,26 +161,28 @@ def test_a_page_whose_stamp_is_the_recorded_one_is_not_read_again(tmp_path, skip
     assert again().exit_code == 0
     kept = list(skipped)
     assert len(kept) > 10 and hashed == []
-    (tmp_path / "r" / writer.STAMPS).write_text("{not json")
+    touched = tmp_path / "r" / kept[0]
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 1))
     skipped.clear()
     assert again().exit_code == 0
-    assert skipped == kept and len(hashed) == len(kept)
+    assert skipped == kept[1:] and hashed == []
     assert_as_a_full_render(tmp_path)
 
 
-@pytest.mark.parametrize("damage", ["missing", "not what run.json lists", "not JSON"])
-def test_without_the_published_keys_every_page_is_rendered(tmp_path, skipped, damage):
+@pytest.mark.parametrize("damage", ["missing", "another run's stamps", "not JSON"])
+def test_without_the_recorded_keys_every_page_is_rendered(tmp_path, skipped, damage):
+    """No keys, or keys recorded with stamps no published page has (a run that was never committed records its
+    staged files'), leave no page unrendered; the keys are not published (not listed in run.json)."""
     run(tmp_path)
     keys = tmp_path / "r" / pagekeys.FILE
+    assert pagekeys.FILE not in publish.listing(tmp_path / "r") and not (tmp_path / "r" / "page-keys.json").exists()
     if damage == "missing":
         keys.unlink()
-    elif damage == "not what run.json lists":
-        keys.write_text(keys.read_text() + " ")  # the same keys, but not the file the published run wrote
+    elif damage == "another run's stamps":
+        recorded = json.loads(keys.read_text())
+        keys.write_text(json.dumps({name: [size, mtime + 1, key] for name, (size, mtime, key) in recorded.items()}))
     else:
         keys.write_text("{not json")
-        listing = json.loads((tmp_path / "r" / publish.LISTING).read_text())
-        listing["files"][pagekeys.FILE] = [keys.stat().st_size, hashlib.sha256(keys.read_bytes()).hexdigest()]
-        (tmp_path / "r" / publish.LISTING).write_text(json.dumps(listing))  # even listed as it is
     skipped.clear()
     assert invoke("report", "--processed", tmp_path / "p", "--reports", tmp_path / "r", "-q").exit_code == 0
     assert skipped == []
@@ -214,3 +216,24 @@ def test_equal_data_gives_equal_digests_however_its_strings_were_made():
     made = "".join(["line", "age"])
     assert made is not sys.intern("lineage")
     assert pagekeys.digest([{"id": made, "n": 1.5}]) == pagekeys.digest([{"id": sys.intern("lineage"), "n": 1.5}])
+
+
+def test_a_rows_digest_sees_the_values_not_how_they_are_laid_out():
+    """An edition's rows give the same digest wherever they sit in the file (a slice's offset, chunks, a validity
+    buffer that marks no null), so adding an edition after them leaves their pages' keys as they were; any value
+    changed, moved between rows or made null changes it."""
+    columns = {"text": ["a", "bc", None, "d"], "examples": [["x"], [], None, ["y", "z"]], "line": [1, None, 3, 4],
+               "citations": [[{"part": "1"}], [], [{"part": None}], None]}
+    schema = pa.table(columns).schema
+    table = lambda data: pa.table(data, schema=schema)  # noqa: E731
+    fresh = table(columns)
+    later = table({name: values + values[:1] for name, values in columns.items()})  # a validity buffer, all set
+    chunked = pa.concat_tables([table({n: v[:1] for n, v in columns.items()}),
+                                table({n: v[1:] for n, v in columns.items()})])
+    digest = pagekeys.rows_digest(fresh)
+    assert pagekeys.rows_digest(later.slice(0, 4)) == pagekeys.rows_digest(chunked) == digest
+    assert pagekeys.rows_digest(later.slice(1, 2)) == pagekeys.rows_digest(fresh.slice(1, 2))
+    for name, values in [("text", ["a", "cb", None, "d"]), ("text", ["a", "bc", "", "d"]),
+                         ("examples", [[], ["x"], None, ["y", "z"]]), ("examples", [["x"], [], [], ["y", "z"]]),
+                         ("line", [1, 0, 3, 4]), ("citations", [[{"part": "1"}], [], [{"part": ""}], None])]:
+        assert pagekeys.rows_digest(table({**columns, name: values})) != digest, (name, values)
