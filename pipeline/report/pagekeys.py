@@ -75,9 +75,12 @@ def _hash_array(array: pa.Array, h) -> None:
     elif pa.types.is_struct(kind):
         for field in array.flatten():  # each field of this slice
             _hash_array(field, h)
-    else:  # numbers, booleans: a null's slot may hold anything
+    elif pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
+        # a null's slot may hold anything
         h.update(pc.fill_null(array, 0).to_numpy(zero_copy_only=False).tobytes() if array.null_count
                  else array.to_numpy(zero_copy_only=False).tobytes())
+    else:  # any other type (large strings, dictionaries, dates): its values as Python sees them, slower but sure
+        h.update(json.dumps(array.to_pylist(), default=str).encode("utf-8"))
 
 
 def key(name: str, *inputs) -> str:

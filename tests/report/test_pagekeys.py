@@ -237,3 +237,16 @@ def test_a_rows_digest_sees_the_values_not_how_they_are_laid_out():
                          ("examples", [[], ["x"], None, ["y", "z"]]), ("examples", [["x"], [], [], ["y", "z"]]),
                          ("line", [1, 0, 3, 4]), ("citations", [[{"part": "1"}], [], [{"part": ""}], None])]:
         assert pagekeys.rows_digest(table({**columns, name: values})) != digest, (name, values)
+
+
+def test_rows_digest_of_other_types_is_by_value():
+    """Large strings and dictionaries (types the Parquet data may come in) are hashed by their values, never by
+    the addresses of Python objects: the same values give the same digest in two tables, another value another."""
+    import pyarrow as pa
+    from pipeline.report.pagekeys import rows_digest
+
+    def table(b):
+        return pa.table({"a": pa.array(["x", b], type=pa.large_string()),
+                         "d": pa.array(["p", b]).dictionary_encode()})
+    assert rows_digest(table("yy")) == rows_digest(table("yy"))
+    assert rows_digest(table("yy")) != rows_digest(table("yz"))
