@@ -97,7 +97,7 @@ def clauses(sentence: str) -> list[str]:
     return out or [sentence]
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=8)  # a pair's body and glossary, old and new, and the glossary passes' sets: none made twice
 def _units(content: tuple, form) -> dict[int, list[Unit]]:
     texts, parts_of = {}, {}
     for i, sentence_parts, compare, examples in content:
