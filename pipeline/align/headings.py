@@ -68,16 +68,16 @@ def _by_place(old, new, o, free_n, parent_went: dict[str, str], forbid) -> list[
     its kind under its parent, in both editions: its place names it when the title names nothing (400 "General",
     the first section of part 4 "Spells, Abilities, and Effects" of May 2009, is 600 "General" of that part
     renumbered 6, though its two rules went to 112.1a and 608.1)."""
-    def alone(rules, r) -> bool:
-        return sum(x.parent == r.parent and x.kind == r.kind and x.compare == r.compare for x in rules) == 1
+    place = lambda r: (r.parent, r.kind, r.compare)  # noqa: E731
+    in_old, in_new = Counter(map(place, old)), Counter(map(place, new))  # counted once, not per heading
     under = defaultdict(list)
     for j in free_n:
-        under[(new[j].parent, new[j].kind, new[j].compare)].append(j)
+        under[place(new[j])].append(j)
     out = []
     for i in o:
         a = old[i]
         there = under.get((parent_went.get(a.parent), a.kind, a.compare), []) if a.parent in parent_went else []
-        if len(there) == 1 and alone(old, a) and alone(new, new[there[0]]) \
+        if len(there) == 1 and in_old[place(a)] == 1 and in_new[place(new[there[0]])] == 1 \
                 and (a.rule_id, new[there[0]].rule_id) not in forbid:
             j = there.pop()
             out.append(Match(i, j, 100.0, "same" if a.rule_id == new[j].rule_id else "moved"))
@@ -108,8 +108,9 @@ def _align_headings(old, new, o, n, body: list[Match], force, forbid) -> list[Ma
             found.append(m)
     placed = _by_place(old, new, o, free_n, {old[m.old].rule_id: new[m.new].rule_id for m in found}, forbid)
     found += placed
-    o = [i for i in o if i not in {m.old for m in placed}]
-    free_n = [j for j in free_n if j not in {m.new for m in placed}]
+    placed_old, placed_new = {m.old for m in placed}, {m.new for m in placed}
+    o = [i for i in o if i not in placed_old]
+    free_n = [j for j in free_n if j not in placed_new]
     o.sort()
     if not o or not n:
         return found
