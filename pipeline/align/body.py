@@ -411,10 +411,10 @@ def _share(shared, words, idf) -> float:
 def _parent_map(old, new, found) -> dict[str, str]:
     """old parent -> the new parent most of its matched rules went under; a parent none of whose
     rules matched goes to the new heading of the same title, when there is exactly one."""
-    went = defaultdict(Counter)
-    for m in found:
-        went[old[m.old].parent][new[m.new].parent] += 1
-    out = {p: c.most_common(1)[0][0] for p, c in went.items()}
+    out, most = {}, {}  # each old parent's commonest new parent, the first seen on a tie
+    for (p, q), count in Counter((old[m.old].parent, new[m.new].parent) for m in found).items():
+        if count > most.get(p, 0):
+            out[p], most[p] = q, count
     titles = defaultdict(list)
     for r in new:
         if r.kind in HEADINGS or (r.title and not r.text):

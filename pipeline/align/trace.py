@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, repeat
 
 from rapidfuzz import fuzz
 
@@ -101,10 +101,7 @@ def clauses(sentence: str) -> list[str]:
 def _units(content: tuple, form) -> dict[int, list[Unit]]:
     texts, parts_of = {}, {}
     for i, sentence_parts, compare, examples in content:
-        said = [c for s in _sentences(sentence_parts, compare, form) for c in clauses(s)]
-        shown = [form(compare_form(e)) for e in examples]
-        texts[i] = said + [e for e in shown if e.strip()]
-        parts_of[i] = ["lead"] * bool(said) + ["text"] * (len(said) - 1) + ["example"] * (len(texts[i]) - len(said))
+        texts[i], parts_of[i] = _rule_units(sentence_parts, compare, examples, form)
     df = _document_frequency(texts)
     idf = _idf(df, len(texts))
     rare = {w for w, c in df.items() if c <= min(RARE_IN, len(texts) / 100)}
@@ -114,6 +111,15 @@ def _units(content: tuple, form) -> dict[int, list[Unit]]:
         w = content_words(s)
         made[s] = (w, weight(w, idf) / copies[s], w & rare)
     return {i: [Unit(i, s, *made[s], part) for s, part in zip(parts, parts_of[i])] for i, parts in texts.items()}
+
+
+@lru_cache(maxsize=1 << 16)
+def _rule_units(sentence_parts: tuple[str, ...], compare: str, examples: tuple[str, ...], form) -> tuple[tuple, tuple]:
+    """A rule's sentences cut into clauses, then its examples, and the part each is: cached by the
+    record's words, as most rules recur unchanged in every edition."""
+    said = [c for s in _sentences(sentence_parts, compare, form) for c in clauses(s)]
+    shown = [e for e in (form(compare_form(e)) for e in examples) if e.strip()]
+    return tuple(said + shown), ("lead",) * bool(said) + ("text",) * (len(said) - 1) + ("example",) * len(shown)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -150,7 +156,8 @@ def _idf(df: Counter, rules: int) -> dict[str, float]:
 
 def weight(words: frozenset[str], idf: dict[str, float]) -> float:
     """About one per word, less for common words: the amount of a rule's own text."""
-    return sum(idf.get(w, 0.0) for w in sorted_words(words))  # sorted: float sums must not follow hash order
+    ordered = sorted_words(words)  # sorted: float sums must not follow hash order
+    return sum(map(idf.get, ordered, repeat(0.0, len(ordered))))
 
 
 def likeness(a: Unit, b: Unit, inside: bool = False) -> float:
