@@ -9,8 +9,9 @@ from rapidfuzz import fuzz
 
 from pipeline.records import HEADINGS, Match
 from pipeline.align.trace import alike, reworded, rule_words, survivors, trace, unexplained, units
-from pipeline.align.scoring import (GAP_SHARE, HUNK, LEAD_KEEPS, MIN_PIECE_WORDS, PIECE_SAME_ID, PLACED_SHARE,
-                                    RESEMBLE_CANDIDATES, RESEMBLES, REST_WORDS, REWRITTEN, SECTION_PAIRS, score_form,
+from pipeline.align.scoring import (ABSORBED, GAP_SHARE, HUNK, LEAD_KEEPS, MIN_PIECE_WORDS, PIECE_SAME_ID, PLACED_SHARE,
+                                    MOSTLY, RESEMBLE_CANDIDATES, RESEMBLES, REST_WORDS, REWRITTEN, SECTION_PAIRS,
+                                    score_form,
                                     _full, _text)
 from pipeline.align.similarity import _best, _word_rows
 from pipeline.align.exact import _exact, _forced, _is_piece, _near
@@ -76,7 +77,8 @@ def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match],
     found, extra = _heads_continue(old, new, found, extra, both)
     extra += _rest_follows(old, new, n, found, extra, both, allowed)
     extra += _children_went(old, new, o, found, extra, both, allowed)
-    return found, extra + _survived(old, o, found, extra, both, allowed)
+    extra += _survived(old, o, found, extra, both, allowed)
+    return found, extra + _lives_on(old, new, o, found, extra, both, allowed)
 
 
 def _children_went(old, new, o, found, extra, both, allowed) -> list[Match]:
@@ -184,6 +186,44 @@ def _survived(old, o, found, extra, both, allowed) -> list[Match]:
     ended = [i for i in o if i not in went and not _is_piece(old[i])]
     merged = survivors(*both, ended, {m.new: m.old for m in found})
     return [Match(i, j, share, "merge", share < 60) for i, j, share in merged if allowed(i, j)]
+
+
+def _lives_on(old, new, o, found, extra, both, allowed) -> list[Match]:
+    """A rule that ended with nothing else found for it, nearly all of whose words (ABSORBED, by rarity) a rule
+    that continues another holds, and of which that rule is mostly made (MOSTLY), was merged into it, though the
+    rule it continues said the same: two rules that printed one text lose nothing when the next edition prints it
+    once (712.9 of 2020, a face-down meld card, and 711.9, a face-down double-faced card: 712.15 of 2025, meld
+    cards being double-faced ones). Two rules naming different things (rare words each lacks: two keywords on
+    one template) are never paired."""
+    went = {m.old for m in found} | {m.old for m in extra}
+    ended = [i for i in o if i not in went and not _is_piece(old[i]) and old[i].kind in ("rule", "subrule")]
+    if not ended:
+        return []
+    (old_words, old_idf, old_rare), (new_words, new_idf, new_rare) = map(rule_words, both)
+    holders = defaultdict(set)  # word -> the continuing rules that have it
+    for m in found:
+        if new[m.new].kind in ("rule", "subrule"):
+            for w in new_words.get(m.new, ()):
+                holders[w].add(m.new)
+    out = []
+    for i in ended:
+        mine = old_words.get(i, frozenset())
+        own = _weight(mine, old_idf)
+        best = None
+        for j in sorted(set().union(*(holders.get(w, ()) for w in mine))):
+            theirs = new_words[j]
+            if (old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine):
+                continue
+            held, back = _weight(mine & theirs, old_idf), _share(mine & theirs, theirs, new_idf)
+            if own and held >= ABSORBED * own and back >= MOSTLY and allowed(i, j):
+                best = max(best or (0.0, 0.0, j), (held / own, back, j))
+        if best:
+            out.append(Match(i, best[2], round(100 * best[0], 1), "merge", True))
+    return out
+
+
+def _weight(words, idf) -> float:
+    return sum(idf.get(w, 0.0) for w in sorted(words))
 
 
 def _rest_follows(old, new, n, found, extra, both, allowed) -> list[Match]:
