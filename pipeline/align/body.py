@@ -210,7 +210,7 @@ def _lives_on(old, new, o, found, extra, both, allowed) -> list[Match]:
         mine = old_words.get(i, frozenset())
         own = _weight(mine, old_idf)
         best = None
-        for j in sorted(set().union(*(holders.get(w, ()) for w in mine))):
+        for j in sorted(set().union(*(holders.get(w, ()) for w in _one_of(mine, old_idf, ABSORBED * own)))):
             theirs = new_words[j]
             if (old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine):
                 continue
@@ -224,6 +224,18 @@ def _lives_on(old, new, o, found, extra, both, allowed) -> list[Match]:
 
 def _weight(words, idf) -> float:
     return sum(idf.get(w, 0.0) for w in sorted(words))
+
+
+def _one_of(words, idf, weight: float) -> list[str]:
+    """The heaviest of `words`, as few as a rule must have one of to hold `weight` of them: the others
+    together weigh less."""
+    heaviest = sorted(words, key=lambda w: (-idf.get(w, 0.0), w))
+    rest = _weight(words, idf)
+    for count, w in enumerate(heaviest):
+        rest -= idf.get(w, 0.0)
+        if rest < weight:
+            return heaviest[:count + 1]
+    return heaviest
 
 
 def _rest_follows(old, new, n, found, extra, both, allowed) -> list[Match]:
