@@ -195,8 +195,30 @@ def alike(a: Unit, b: Unit, inside: bool = False) -> bool:
 
 
 def unexplained(mine: list[Unit], theirs: list[Unit]) -> list[Unit]:
-    """My sentences that have no counterpart among theirs (what a matched rule lost or gained)."""
-    return [u for u in mine if u.weight > 0 and not any(alike(u, t, inside=True) for t in theirs)]
+    """My sentences that have no counterpart among theirs (what a matched rule lost or gained). A whole
+    sentence is the counterpart of one sentence: of two of mine alike only to the same one of theirs (two
+    sentences on one template, "... could cast a sorcery" and "... could cast an instant", of which the
+    rule kept one), the less alike has none (403.5 of May 2009: its instant sentence went to 602.5e)."""
+    same = {t.text: m for m, t in enumerate(theirs)}
+    none, whole, taken = set(), [], set()
+    for k, u in enumerate(mine):
+        if u.weight <= 0:
+            continue
+        if u.text in same:  # kept word for word (most sentences): its counterpart is taken
+            taken.add(same[u.text])
+            continue
+        scores = [likeness(u, t, inside=True) for t in theirs]
+        if not any(scores):
+            none.add(k)
+        elif all(x == 0 or x > 100 for x in scores):  # alike as whole sentences only, never as a piece
+            whole += [(-x, k, m) for m, x in enumerate(scores) if x]
+    placed = set()
+    for _, k, m in sorted(whole):
+        if k not in placed and m not in taken:
+            placed.add(k)
+            taken.add(m)
+    none |= {k for _, k, _ in whole} - placed
+    return [u for k, u in enumerate(mine) if k in none]
 
 
 def _word_index(units_of: list[Unit], most: int | None = None) -> dict[str, list[int]]:

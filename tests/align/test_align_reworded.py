@@ -612,8 +612,10 @@ def test_a_term_under_two_names_goes_on_under_the_one_kept_not_its_obsolete_poin
 
 MELD_DOWN = ("If an effect allows a player to cast a meld card as a face-down spell, or if a meld card enters the "
              "battlefield face down, it will have the characteristics given to it by the rule or effect that caused "
-             "it to be face down. That card remains hidden, using either a face-down checklist card or opaque sleeves.")
-DFC_DOWN = MELD_DOWN.replace("a meld card", "a double-faced card").replace("face-down spell", "face-down creature spell")
+             "it to be face down. That card remains hidden, using either a face-down checklist card or opaque "
+             "sleeves.")
+DFC_DOWN = MELD_DOWN.replace("a meld card", "a double-faced card").replace("face-down spell",
+                                                                            "face-down creature spell")
 
 
 def test_a_rule_whose_twin_went_on_is_merged_into_what_the_twin_became():
@@ -637,3 +639,20 @@ def test_a_twin_template_of_another_keyword_is_not_merged():
     new = edition("2001-01-01", *FILLER, *MANY, ("702.8a", flash))
     found, _ = changes_of(old, new)
     assert found[("702.72a", "")].change == "removed"
+
+
+def test_a_sentence_on_the_template_of_one_kept_is_a_split_piece_when_it_went_elsewhere():
+    """403.5 of May 2009 said the timing of "any time you could play a sorcery" and, on the same template, of
+    "... an instant"; July 2009 kept the sorcery sentence in 602.5d and gave the instant one its own rule,
+    602.5e. The instant sentence is alike the sorcery one 602.5d kept, but a whole sentence is the
+    counterpart of one sentence only: 602.5e is a split piece of 403.5, not added."""
+    timing = ('Activated abilities that read "Play this ability only any time you could play {a}" mean the player '
+              'must follow the timing rules for playing {b} spell, though the ability is not actually {a}.')
+    sorcery, instant = timing.format(a="a sorcery", b="a sorcery"), timing.format(a="an instant", b="an instant")
+    cards = [(f"300.{k}", f"Cards of the {k}th kind include instant and sorcery cards.") for k in range(1, 6)]
+    old = edition("2000-01-01", *FILLER, *MANY, *cards, ("403.5", sorcery + " " + instant))
+    new = edition("2001-01-01", *FILLER, *MANY, *cards, ("602.5d", sorcery.replace("Play this", "Activate this")),
+                  ("602.5e", instant.replace("Play this", "Activate this")))
+    found, _ = changes_of(old, new)
+    assert found[("403.5", "602.5d")].change == "modified"
+    assert found[("403.5", "602.5e")].change == "split" and ("", "602.5e") not in found
