@@ -200,23 +200,25 @@ def _lives_on(old, new, o, found, extra, both, allowed) -> list[Match]:
     if not ended:
         return []
     (old_words, old_idf, old_rare), (new_words, new_idf, new_rare) = map(rule_words, both)
-    holders = defaultdict(set)  # word -> the continuing rules that have it
+    own = {i: _weight(old_words.get(i, frozenset()), old_idf) for i in ended}
+    needed = {i: _one_of(old_words.get(i, frozenset()), old_idf, ABSORBED * own[i]) for i in ended}
+    wanted = frozenset().union(*needed.values())
+    holders = defaultdict(set)  # a word some ended rule needs -> the continuing rules that have it
     for m in found:
         if new[m.new].kind in ("rule", "subrule"):
-            for w in new_words.get(m.new, ()):
+            for w in new_words.get(m.new, frozenset()) & wanted:
                 holders[w].add(m.new)
     out = []
     for i in ended:
-        mine = old_words.get(i, frozenset())
-        own = _weight(mine, old_idf)
+        mine, own_i = old_words.get(i, frozenset()), own[i]
         best = None
-        for j in sorted(set().union(*(holders.get(w, ()) for w in _one_of(mine, old_idf, ABSORBED * own)))):
+        for j in sorted(set().union(*(holders.get(w, ()) for w in needed[i]))):
             theirs = new_words[j]
             if (old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine):
                 continue
             held, back = _weight(mine & theirs, old_idf), _share(mine & theirs, theirs, new_idf)
-            if own and held >= ABSORBED * own and back >= MOSTLY and allowed(i, j):
-                best = max(best or (0.0, 0.0, j), (held / own, back, j))
+            if own_i and held >= ABSORBED * own_i and back >= MOSTLY and allowed(i, j):
+                best = max(best or (0.0, 0.0, j), (held / own_i, back, j))
         if best:
             out.append(Match(i, best[2], round(100 * best[0], 1), "merge", True))
     return out

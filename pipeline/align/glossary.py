@@ -14,7 +14,7 @@ from pipeline.patterns import TERMINOLOGY
 from pipeline.records import Match
 from pipeline.align.trace import alike, rule_words, survivors, unexplained, units
 from pipeline.align.scoring import (ACCEPT, CLOSE_RUNNER_UP, FROM_GLOSSARY, GLOSSARY_DEFINITION, GLOSSARY_RENAMED,
-                                    NAME_DEFINITION, NAME_SAME_STEMS, REVIEW, REWORDED, REWORDED_BACK, WHOLE,
+                                    NAME_DEFINITION, NAME_SAME_STEMS, REVIEW, REWORDED, REWORDED_BACK, SHARE, WHOLE,
                                     score_form, _assign, _bound)
 from pipeline.align.exact import ONE_TO_ONE, _group, _is_piece
 
@@ -22,8 +22,9 @@ from pipeline.align.exact import ONE_TO_ONE, _group, _is_piece
 def _from_glossary(old, new, matches) -> list[Match]:
     """Text moved from the glossary into the numbered rules ("Event" -> 700.1 and "Exchange" ->
     701.8a-f in July 2009, the entries cut down to "See rule ..."): an added rule at least half of
-    whose text (by weight) is text one glossary entry lost is a split piece of that entry; so is one
-    reworded from an entry cut down to a pointer, by its words (`_reworded_from`)."""
+    whose text (by weight) is text one glossary entry lost is a split piece of that entry, and so is one with
+    SHARE of it, as in the rules, that speaks of the entry's term ("Echo" -> 702.27b); so is one reworded from
+    an entry cut down to a pointer, by its words (`_reworded_from`)."""
     went = {m.old: m.new for m in matches if m.old is not None and m.new is not None and m.method in ONE_TO_ONE}
     pieces = {m.new for m in matches if m.method in ("split", "resembles")}
     added = [m.new for m in matches if m.old is None and _group(new[m.new]) == "body" and m.new not in pieces
@@ -53,6 +54,10 @@ def _from_glossary(old, new, matches) -> list[Match]:
     out = []
     for j, mine in units(new, added, score_form).items():
         found = _held_by(mine, lost, lost_at, FROM_GLOSSARY)
+        if found is None:  # less of it, as in the rules (SHARE), when the rule speaks of the entry's term
+            found = _held_by(mine, lost, lost_at, SHARE)
+            if found and not _speaks_of(new[j], old[found[0]].rule_id):
+                found = None
         if found is None:  # a copy of what an entry still says: nearly all of a rule that speaks of its term
             found = _held_by(mine, kept, kept_at, WHOLE)
             if found and not _speaks_of(new[j], old[found[0]].rule_id):

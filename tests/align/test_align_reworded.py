@@ -656,3 +656,23 @@ def test_a_sentence_on_the_template_of_one_kept_is_a_split_piece_when_it_went_el
     found, _ = changes_of(old, new)
     assert found[("403.5", "602.5d")].change == "modified"
     assert found[("403.5", "602.5e")].change == "split" and ("", "602.5e") not in found
+
+
+def test_a_rule_that_speaks_of_a_term_and_holds_some_of_what_its_entry_lost_is_a_piece_of_it():
+    """July 2009: the entry "Echo" was cut down, and its sentence on the Urza block's errata went into 702.27b,
+    reworded, beside new text: less than half of 702.27b, but as much as makes a piece in the rules (SHARE), in
+    a rule that speaks of echo. A split piece of the entry, not added."""
+    from test_align import rule
+    errata = ("Urza block cards with the echo ability were printed without an echo cost; these cards have been "
+              "given errata to have an echo cost equal to their mana cost.")
+    entry = ('Echo is a triggered ability. "Echo [cost]" means "At the beginning of your upkeep, if this permanent '
+             'came under your control since the beginning of your last upkeep, sacrifice it unless you pay its echo '
+             'cost." ')
+    piece = ("Urza block cards with the echo ability were printed without an echo cost. These cards have been "
+             "given errata in the Oracle card reference; each one now has an echo cost equal to its mana cost. A "
+             "permanent that phases in waits for its next upkeep.")
+    old = edition("2000-01-01", *FILLER, *MANY) + [rule("2000-01-01", "Echo", entry + errata, "glossary")]
+    new = edition("2001-01-01", *FILLER, *MANY, ("702.27b", piece)) + [
+        rule("2001-01-01", "Echo", "A keyword ability that makes you pay a cost again. See rule 702.27.", "glossary")]
+    found, _ = changes_of(old, new)
+    assert found[("Echo", "702.27b")].change == "split" and ("", "702.27b") not in found
