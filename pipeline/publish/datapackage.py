@@ -58,7 +58,13 @@ text (`text[start:end]`; into the title when there is no text), and its comparis
 dashes and trademarks folded) is not stored: it is `pipeline.ingest.clean.compare_form(text or title)`;
 the typed loader below gives both back as they were. There are no JSON Lines files (the Parquet
 twin reads faster and typed); one line makes them:
-`duckdb.sql("COPY 'processed/rules.parquet' TO 'rules.jsonl' (FORMAT json)")`.
+`duckdb.sql("COPY 'processed/rules.parquet' TO 'rules.jsonl' (FORMAT json)")`. The numbers a lineage
+carried, edition by edition, are the rows of `rules` with its `lineage_id` (`lineages` does not list them
+again):
+
+```sql
+""" + browse.NUMBERS + """;
+```
 
 One line each, typed:
 
