@@ -45,7 +45,7 @@ Every table comes in two files and one database, with the same rows in the same 
   rules each change names. Lists are JSON text, booleans 0/1, empty fields NULL.
 - `metadata.json`: the database described for Datasette: every table and column, each key into
   `texts` shown as its text, and canned queries (a rule's history, what changed between two
-  editions, a full-text search, a rule's sentences spelled out). `python -m pipeline serve`
+  editions, a full-text search, a rule's sentences spelled out, a lineage's numbers). `python -m pipeline serve`
   starts Datasette on 127.0.0.1 with it; by hand: `datasette -i processed/crdiff.sqlite -m
   processed/metadata.json --setting suggest_facets off` (with facet suggestions on, a page of
   `rules` or `changes` takes seconds).
