@@ -91,13 +91,14 @@ TABLES = (
         ("note", "string", "What a person should know: the old name of a renamed term, the rule an added rule "
                            "resembles."),
     ), ("from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id", "change"), LINEAGE_FK),
-    Table("lineages", "One row per lineage: a rule followed through every edition it lived in.", _cols(
+    Table("lineages", "One row per lineage: a rule followed through every edition it lived in. The numbers it "
+                      "carried, edition by edition, are the rows of `rules` with its lineage_id (not stored here a "
+                      "second time: processed/README.md shows the query).", _cols(
         ("lineage_id", "string", "Identity: the edition and number where it first appeared."),
         ("kind", "string", "Kind in its latest edition."),
         ("first_edition", "edition", "First edition it appears in."),
         ("last_edition", "edition", "Last edition it appears in."),
         ("editions", "integer", "How many editions carry it."),
-        ("numbers", "array", "Every number it carried: JSON list of {rule_id, editions}."),
         ("current_rule_id", "string", "Its number in its last edition."),
         ("status", "string", "alive (in the latest complete edition), removed, merged, or unknown "
                              "(only in fragments)."),

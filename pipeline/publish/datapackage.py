@@ -45,7 +45,7 @@ Every table comes in two files and one database, with the same rows in the same 
   rules each change names. Lists are JSON text, booleans 0/1, empty fields NULL.
 - `metadata.json`: the database described for Datasette: every table and column, each key into
   `texts` shown as its text, and canned queries (a rule's history, what changed between two
-  editions, a full-text search, a rule's sentences spelled out). `python -m pipeline serve`
+  editions, a full-text search, a rule's sentences spelled out, a lineage's numbers). `python -m pipeline serve`
   starts Datasette on 127.0.0.1 with it; by hand: `datasette -i processed/crdiff.sqlite -m
   processed/metadata.json --setting suggest_facets off` (with facet suggestions on, a page of
   `rules` or `changes` takes seconds).
@@ -58,7 +58,13 @@ text (`text[start:end]`; into the title when there is no text), and its comparis
 dashes and trademarks folded) is not stored: it is `pipeline.ingest.clean.compare_form(text or title)`;
 the typed loader below gives both back as they were. There are no JSON Lines files (the Parquet
 twin reads faster and typed); one line makes them:
-`duckdb.sql("COPY 'processed/rules.parquet' TO 'rules.jsonl' (FORMAT json)")`.
+`duckdb.sql("COPY 'processed/rules.parquet' TO 'rules.jsonl' (FORMAT json)")`. The numbers a lineage
+carried, edition by edition, are the rows of `rules` with its `lineage_id` (`lineages` does not list them
+again):
+
+```sql
+""" + browse.NUMBERS + """;
+```
 
 One line each, typed:
 

@@ -124,15 +124,11 @@ def lineage_rows(rules: list[Rule], history, eds: list[Edition]) -> pd.DataFrame
     rows = []
     for lineage in sorted(versions):
         rs = sorted(versions[lineage], key=lambda r: r.edition)
-        numbers: dict[str, list[str]] = {}
-        for r in rs:
-            numbers.setdefault(r.rule_id, []).append(r.edition)
         last = rs[-1]
         end = ends.get(lineage)
         status = ("alive" if last.edition == latest else end.change if end else "unknown") if latest else "unknown"
         rows.append({"lineage_id": lineage, "kind": last.kind, "first_edition": rs[0].edition,
                      "last_edition": last.edition, "editions": len(rs),
-                     "numbers": [{"rule_id": k, "editions": v} for k, v in numbers.items()],
                      "current_rule_id": last.rule_id, "status": status,
                      "ended": end.to_edition if end and status != "alive" else "",
                      "last_changed": history.last_changed[rule_key(last)], "modifications": modifications[lineage]})

@@ -22,7 +22,6 @@ from pipeline.atomic import replacing
 OP_FIELDS = ("tag", "old_start", "old_end", "new_start", "new_end", "old_text", "new_text")
 OP = pa.struct([(n, pa.string() if n in ("tag", "old_text", "new_text") else pa.int64()) for n in OP_FIELDS])
 CITATION = pa.struct([(n, pa.string()) for n in ("source", "value", "text", "part")])
-NUMBERS = pa.struct([("rule_id", pa.string()), ("editions", pa.list_(pa.string()))])
 # A sentence: start and end in the text, or (rarely) its own text when it is not a piece of it
 SENTENCE = pa.struct([("start", pa.int32()), ("end", pa.int32()), ("text", pa.string())])
 
@@ -34,7 +33,6 @@ ARROW = {  # (table, column) -> Arrow type, for the nested columns that are not 
     ("changes", "title_ops"): pa.list_(OP),
     ("changes", "example_ops"): pa.list_(pa.list_(OP)),
     ("changes", "substitutions"): pa.list_(pa.list_(pa.string())),
-    ("lineages", "numbers"): pa.list_(NUMBERS),
     ("sources", "discarded_by_reason"): pa.map_(pa.string(), pa.int64()),
 }
 SCALAR = {"string": pa.string(), "edition": pa.string(), "integer": pa.int64(), "number": pa.float64(),

@@ -60,6 +60,9 @@ def test_canned_queries_answer(site):
     between = {(r["old_rule_id"], r["new_rule_id"]): r for r in rows(url, "between", **{"from": "2008-03-17",
                                                                                       "to": "2025-06-06"})}
     assert between[("212.1b", RULE)]["change"] == "reworded" and WORD in between[("212.1b", RULE)]["new_text"]
+    numbers = rows(url, "numbers", lineage=LINEAGE)  # what the lineages table's `numbers` column said
+    assert [(r["rule_id"], json.loads(r["editions"])) for r in numbers] == [("212.1b", ["2008-03-17"]),
+                                                                            (RULE, ["2025-06-06"])]
     sentences = rows(url, "sentences", edition="2025-06-06", rule=RULE)
     assert len(sentences) == 7 and sentences[3]["sentence"].startswith("Counters, stickers")
     status, body, _ = serve.fetch(f"{url}/crdiff/edition.csv?edition=2025-06-06&_size=max")  # for a spreadsheet
@@ -116,7 +119,8 @@ def test_metadata_describes_every_table_and_is_published(seeds_run):
     tables = written["databases"]["crdiff"]["tables"]
     assert set(tables) == {t.name for t in TABLES} and tables["texts"]["label_column"] == "text"
     assert tables["changes"]["columns"]["old_text_id"].startswith("Database only")
-    assert set(written["databases"]["crdiff"]["queries"]) == {"history", "between", "search", "edition", "sentences"}
+    assert set(written["databases"]["crdiff"]["queries"]) == {"history", "between", "search", "edition",
+                                                                   "numbers", "sentences"}
 
 
 def test_serve_says_what_is_missing(tmp_path, monkeypatch):
