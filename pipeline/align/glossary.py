@@ -205,7 +205,28 @@ def _align_glossary(old, new, o, n) -> list[Match]:
             found = _same_key(old, new, o, n, found, _loose_key, "renamed", pointer)  # "State Triggers"
             found += _one_of_its_names(old, new, o, n, found)
     found += _name_extended(old, new, o, n, found)
-    return found + _name_reworded(old, new, o, n, found)
+    found += _name_reworded(old, new, o, n, found)
+    return found + _defined_by_old_name(old, new, o, n, found)
+
+
+def _defined_by_old_name(old, new, o, n, found) -> list[Match]:
+    """A new term whose definition begins with the name (two words or more) of an ended term, and shares a word
+    of it, is that term renamed: a kind of it, named anew ("Game Action" of May 2009 -> "Turn-Based Action",
+    "Game actions that happen automatically when certain steps or phases begin ..."), when each is the other's
+    only such term. A one-word name begins too many definitions ("Order" / "The order, announced ...")."""
+    rest, free = _unmatched(o, n, found)
+    said = {j: re.sub(r"^(?:a|an|the) ", "", _loose_key(new[j].compare)) + " " for j in free}
+    pairs = []
+    for i in rest:
+        name, stems = _loose_key(old[i].rule_id), _stems(old[i].rule_id)
+        if len(name.split()) < 2:
+            continue
+        for j in free:
+            if said[j].startswith(name + " ") and _common(stems, _stems(new[j].rule_id)):
+                pairs.append((i, j))
+    olds, news = Counter(i for i, _ in pairs), Counter(j for _, j in pairs)
+    return [Match(i, j, round(fuzz.ratio(old[i].compare, new[j].compare), 1), "renamed", True)
+            for i, j in pairs if olds[i] == 1 and news[j] == 1]
 
 
 def _one_of_its_names(old, new, o, n, found) -> list[Match]:

@@ -676,3 +676,23 @@ def test_a_rule_that_speaks_of_a_term_and_holds_some_of_what_its_entry_lost_is_a
         rule("2001-01-01", "Echo", "A keyword ability that makes you pay a cost again. See rule 702.27.", "glossary")]
     found, _ = changes_of(old, new)
     assert found[("Echo", "702.27b")].change == "split" and ("", "702.27b") not in found
+
+
+def test_a_term_whose_definition_begins_with_an_ended_term_is_that_term_renamed():
+    """July 2009: "Game Action" went, and "Turn-Based Action" came, defined as "Game actions that happen
+    automatically ...": the ended term under a new name, renamed, not removed and added. A one-word name begins
+    too many definitions to tell ("Order" / "The order, announced ...")."""
+    from test_align import rule
+    old = edition("2000-01-01", *FILLER, *MANY) + [
+        rule("2000-01-01", "Game Action", "Several steps contain actions that don't use the stack. These actions are "
+             "game actions: untapping, drawing a card, declaring attackers.", "glossary"),
+        rule("2000-01-01", "Order", "Putting objects in a sequence, as a player does with triggered abilities.",
+             "glossary")]
+    new = edition("2001-01-01", *FILLER, *MANY) + [
+        rule("2001-01-01", "Turn-Based Action", "Game actions that happen automatically when certain steps or "
+             "phases begin. See rule 703.", "glossary"),
+        rule("2001-01-01", "Damage Assignment Order", "The order, announced during the declare blockers step, in "
+             "which an attacking creature assigns its combat damage.", "glossary")]
+    found, _ = changes_of(old, new)
+    assert found[("Game Action", "Turn-Based Action")].change == "renamed"
+    assert ("Order", "Damage Assignment Order") not in found
