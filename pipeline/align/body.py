@@ -194,9 +194,13 @@ def _lives_on(old, new, o, found, extra, both, allowed) -> list[Match]:
     rule it continues said the same: two rules that printed one text lose nothing when the next edition prints it
     once (712.9 of 2020, a face-down meld card, and 711.9, a face-down double-faced card: 712.15 of 2025, meld
     cards being double-faced ones). Two rules naming different things (rare words each lacks: two keywords on
-    one template) are never paired."""
+    one template) are never paired, and a rule none of whose section went on is of a mechanic the new edition
+    lacks, however alike the rule another mechanic was written on (station's 721.2 of 2026 and level up's 711.2,
+    compared backwards)."""
     went = {m.old for m in found} | {m.old for m in extra}
-    ended = [i for i in o if i not in went and not _is_piece(old[i]) and old[i].kind in ("rule", "subrule")]
+    sections = _parent_map(old, new, found)
+    ended = [i for i in o if i not in went and not _is_piece(old[i]) and old[i].kind in ("rule", "subrule")
+             and old[i].parent in sections]
     if not ended:
         return []
     (old_words, old_idf, old_rare), (new_words, new_idf, new_rare) = map(rule_words, both)

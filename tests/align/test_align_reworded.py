@@ -696,3 +696,21 @@ def test_a_term_whose_definition_begins_with_an_ended_term_is_that_term_renamed(
     found, _ = changes_of(old, new)
     assert found[("Game Action", "Turn-Based Action")].change == "renamed"
     assert ("Order", "Damage Assignment Order") not in found
+
+
+def test_a_rule_of_a_mechanic_the_new_edition_lacks_is_not_merged_into_its_model():
+    """Station (2026) was written on level up's model: 721.2 says of the station symbol what 711.2 says of the
+    level symbol. Compared backwards, into 2025, station's section ends whole: its rules are removed, not
+    merged into level up's, however alike (a twin is kept once only where its section goes on)."""
+    level = ("A level symbol represents a static ability. Any abilities printed within the same text box striation "
+             "as a level symbol are part of its static ability, and so is the power and toughness box there.")
+    striation = ("The text box striations have no game significance other than showing which abilities are "
+                 "associated with which level symbol.")
+    old = edition("2000-01-01", *FILLER, *MANY, ("711.1", "Leveler cards have striated text boxes."),
+                  ("711.2", level), ("711.3", striation), ("721.1", "Station cards have striated text boxes too."),
+                  ("721.2", level.replace("A level", "A station").replace("a level", "a station")),
+                  ("721.3", striation.replace("level", "station")))
+    new = edition("2001-01-01", *FILLER, *MANY, ("711.1", "Leveler cards have striated text boxes."),
+                  ("711.2", level), ("711.3", striation))
+    found, _ = changes_of(old, new)
+    assert found[("721.2", "")].change == "removed" and found[("721.3", "")].change == "removed"
