@@ -9,9 +9,8 @@ from rapidfuzz import fuzz
 
 from pipeline.records import HEADINGS, Match
 from pipeline.align.trace import alike, reworded, rule_words, survivors, trace, unexplained, units
-from pipeline.align.scoring import (ABSORBED, GAP_SHARE, HUNK, LEAD_KEEPS, MIN_PIECE_WORDS, PIECE_SAME_ID, PLACED_SHARE,
-                                    MOSTLY, RESEMBLE_CANDIDATES, RESEMBLES, REST_WORDS, REWRITTEN, SECTION_PAIRS,
-                                    score_form,
+from pipeline.align.scoring import (GAP_SHARE, HUNK, LEAD_KEEPS, MIN_PIECE_WORDS, PIECE_SAME_ID, PLACED_SHARE,
+                                    RESEMBLE_CANDIDATES, RESEMBLES, REST_WORDS, REWRITTEN, SECTION_PAIRS, score_form,
                                     _full, _text)
 from pipeline.align.similarity import _best, _word_rows
 from pipeline.align.exact import _exact, _forced, _is_piece, _near
@@ -77,8 +76,7 @@ def _align_body(old, new, o, n, force, forbid, whole=True) -> tuple[list[Match],
     found, extra = _heads_continue(old, new, found, extra, both)
     extra += _rest_follows(old, new, n, found, extra, both, allowed)
     extra += _children_went(old, new, o, found, extra, both, allowed)
-    extra += _survived(old, o, found, extra, both, allowed)
-    return found, extra + _lives_on(old, new, o, found, extra, both, allowed)
+    return found, extra + _survived(old, o, found, extra, both, allowed)
 
 
 def _children_went(old, new, o, found, extra, both, allowed) -> list[Match]:
@@ -186,62 +184,6 @@ def _survived(old, o, found, extra, both, allowed) -> list[Match]:
     ended = [i for i in o if i not in went and not _is_piece(old[i])]
     merged = survivors(*both, ended, {m.new: m.old for m in found})
     return [Match(i, j, share, "merge", share < 60) for i, j, share in merged if allowed(i, j)]
-
-
-def _lives_on(old, new, o, found, extra, both, allowed) -> list[Match]:
-    """A rule that ended with nothing else found for it, nearly all of whose words (ABSORBED, by rarity) a rule
-    that continues another holds, and of which that rule is mostly made (MOSTLY), was merged into it, though the
-    rule it continues said the same: two rules that printed one text lose nothing when the next edition prints it
-    once (712.9 of 2020, a face-down meld card, and 711.9, a face-down double-faced card: 712.15 of 2025, meld
-    cards being double-faced ones). Two rules naming different things (rare words each lacks: two keywords on
-    one template) are never paired, and a rule none of whose section went on is of a mechanic the new edition
-    lacks, however alike the rule another mechanic was written on (station's 721.2 of 2026 and level up's 711.2,
-    compared backwards)."""
-    went = {m.old for m in found} | {m.old for m in extra}
-    sections = _parent_map(old, new, found)
-    ended = [i for i in o if i not in went and not _is_piece(old[i]) and old[i].kind in ("rule", "subrule")
-             and old[i].parent in sections]
-    if not ended:
-        return []
-    (old_words, old_idf, old_rare), (new_words, new_idf, new_rare) = map(rule_words, both)
-    own = {i: _weight(old_words.get(i, frozenset()), old_idf) for i in ended}
-    needed = {i: _one_of(old_words.get(i, frozenset()), old_idf, ABSORBED * own[i]) for i in ended}
-    wanted = frozenset().union(*needed.values())
-    holders = defaultdict(set)  # a word some ended rule needs -> the continuing rules that have it
-    for m in found:
-        if new[m.new].kind in ("rule", "subrule"):
-            for w in new_words.get(m.new, frozenset()) & wanted:
-                holders[w].add(m.new)
-    out = []
-    for i in ended:
-        mine, own_i = old_words.get(i, frozenset()), own[i]
-        best = None
-        for j in sorted(set().union(*(holders.get(w, ()) for w in needed[i]))):
-            theirs = new_words[j]
-            if (old_rare.get(i, frozenset()) - theirs) and (new_rare.get(j, frozenset()) - mine):
-                continue
-            held, back = _weight(mine & theirs, old_idf), _share(mine & theirs, theirs, new_idf)
-            if own_i and held >= ABSORBED * own_i and back >= MOSTLY and allowed(i, j):
-                best = max(best or (0.0, 0.0, j), (held / own_i, back, j))
-        if best:
-            out.append(Match(i, best[2], round(100 * best[0], 1), "merge", True))
-    return out
-
-
-def _weight(words, idf) -> float:
-    return sum(idf.get(w, 0.0) for w in sorted(words))
-
-
-def _one_of(words, idf, weight: float) -> list[str]:
-    """The heaviest of `words`, as few as a rule must have one of to hold `weight` of them: the others
-    together weigh less."""
-    heaviest = sorted(words, key=lambda w: (-idf.get(w, 0.0), w))
-    rest = _weight(words, idf)
-    for count, w in enumerate(heaviest):
-        rest -= idf.get(w, 0.0)
-        if rest < weight:
-            return heaviest[:count + 1]
-    return heaviest
 
 
 def _rest_follows(old, new, n, found, extra, both, allowed) -> list[Match]:

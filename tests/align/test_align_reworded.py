@@ -610,29 +610,10 @@ def test_a_term_under_two_names_goes_on_under_the_one_kept_not_its_obsolete_poin
     assert found[("Legend, Legendary", "Legendary")].change == "renamed"
 
 
-MELD_DOWN = ("If an effect allows a player to cast a meld card as a face-down spell, or if a meld card enters the "
-             "battlefield face down, it will have the characteristics given to it by the rule or effect that caused "
-             "it to be face down. That card remains hidden, using either a face-down checklist card or opaque "
-             "sleeves.")
-DFC_DOWN = MELD_DOWN.replace("a meld card", "a double-faced card").replace("face-down spell",
-                                                                            "face-down creature spell")
-
-
-def test_a_rule_whose_twin_went_on_is_merged_into_what_the_twin_became():
-    """2020 printed one text twice, for meld cards (712.9) and for double-faced cards (711.9); 2025, meld cards
-    being double-faced ones, printed it once (712.15, continuing 711.9). Nothing of 712.9 was lost: merged into
-    712.15, not removed, though 711.9 said the same."""
-    old = edition("2000-01-01", *FILLER, *MANY, ("711.9", DFC_DOWN), ("712.9", MELD_DOWN),
-                  ("712.10", "A meld card is a double-faced card only for the rules of rule 712."))
-    new = edition("2001-01-01", *FILLER, *MANY, ("712.15", DFC_DOWN.replace("opaque", "plain opaque")),
-                  ("712.16", "A meld card is a double-faced card for every rule."))
-    found, _ = changes_of(old, new)
-    assert found[("711.9", "712.15")].change in ("modified", "cosmetic")
-    assert found[("712.9", "712.15")].change == "merged" and ("712.9", "") not in found
-
 
 def test_a_twin_template_of_another_keyword_is_not_merged():
-    """Two keywords written on one template name different things: the one that ended is removed."""
+    """Two keywords written on one template name different things: the one that ended is removed, not merged
+    into the other, which says nearly all of it."""
     flash = "Flash is a static ability that functions in any zone from which you could cast the spell."
     old = edition("2000-01-01", *FILLER, *MANY, ("702.8a", flash),
                   ("702.72a", flash.replace("Flash", "Changeling")))
@@ -701,7 +682,7 @@ def test_a_term_whose_definition_begins_with_an_ended_term_is_that_term_renamed(
 def test_a_rule_of_a_mechanic_the_new_edition_lacks_is_not_merged_into_its_model():
     """Station (2026) was written on level up's model: 721.2 says of the station symbol what 711.2 says of the
     level symbol. Compared backwards, into 2025, station's section ends whole: its rules are removed, not
-    merged into level up's, however alike (a twin is kept once only where its section goes on)."""
+    merged into level up's, however alike."""
     level = ("A level symbol represents a static ability. Any abilities printed within the same text box striation "
              "as a level symbol are part of its static ability, and so is the power and toughness box there.")
     striation = ("The text box striations have no game significance other than showing which abilities are "
