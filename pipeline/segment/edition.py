@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
+from operator import attrgetter
 
 from pipeline.ingest.clean import compare_form
 from pipeline.records import CleanDoc, Edition, Rule  # noqa: F401 (Edition: imported from here too)
@@ -23,14 +24,19 @@ def merge(rules: list[Rule], docs: list[CleanDoc]) -> list[Rule]:
         if source not in ranks:
             ranks[source] = cleanliness(by_id[source]) if source in by_id else ()
         return ranks[source]
-    groups: dict[tuple, list[Rule]] = {}
+    first: dict[tuple, Rule] = {}
+    groups: dict[tuple, list[Rule]] = {}  # only the records another source also has (a list per record was 40 MB)
     for r in rules:  # a glossary term is the same term in curly or straight quotes
-        term = compare_form(r.rule_id) if r.kind == "glossary" else r.rule_id
-        groups.setdefault((r.edition, r.kind, term, r.occurrence), []).append(r)
+        key = (r.edition, r.kind, compare_form(r.rule_id) if r.kind == "glossary" else r.rule_id, r.occurrence)
+        if key in first:
+            groups.setdefault(key, [first[key]]).append(r)
+        else:
+            first[key] = r
     merged = []
-    for group in groups.values():
-        if len(group) == 1:
-            merged.append(group[0])
+    for key, r in first.items():
+        group = groups.get(key)
+        if group is None:
+            merged.append(r)
             continue
         group.sort(key=lambda r: (r.source not in complete, "partial" in r.flags, "truncated" in r.flags,
                                   rank(r.source), r.source))
@@ -74,10 +80,9 @@ def editions(rules: list[Rule], docs: list[CleanDoc]) -> list[Edition]:
     for d in docs:
         by_edition.setdefault(d.edition or "", []).append(d)
     counts: dict[str, Counter] = {}
-    conflicts: Counter = Counter()
-    for r in rules:
-        counts.setdefault(r.edition, Counter())[r.kind] += 1
-        conflicts[r.edition] += "conflict" in r.flags
+    for (edition, kind), n in Counter(map(attrgetter("edition", "kind"), rules)).items():
+        counts.setdefault(edition, Counter())[kind] = n
+    conflicts = Counter(r.edition for r in rules if "conflict" in r.flags)
     for edition in sorted(by_edition):
         group = by_edition[edition]
         # An official text pins the date; a range only stands when fragments are all there is.

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import itemgetter
 from pathlib import Path
 
 from pipeline.ingest.clean import LINE_BREAK, collapse_spaces, compare_form, strip_citations
@@ -36,7 +37,8 @@ class ParagraphCache:
         self.skip = skip
         self.data: dict[str, Analysis] = {}
         self.records: dict[tuple, tuple] = {}  # what segmentation made of each distinct draft (segment._body)
-        self.hits = self.misses = 0
+        self.numbered: dict[str, tuple] = {}  # the numbered entries of each distinct paragraph (segment._entries)
+        self.misses = 0
 
     @property
     def store(self) -> Cache:
@@ -71,7 +73,6 @@ class ParagraphCache:
         self.analyse(p.text for d in docs for p in d.paragraphs if p.role not in UNANALYSED)
 
     def __getitem__(self, text: str) -> Analysis:
-        self.hits += 1
         return self.data[text]
 
     def save(self) -> None:
@@ -91,17 +92,23 @@ def _fits(a: Analysis, length: int) -> bool:
         all(isinstance(s[2], str) for s in a.starts)
 
 
+Part = tuple[str, int, int]  # (paragraph text, start, end): the part of a paragraph a record holds, not yet cut
+
+
 @dataclass(slots=True)
 class _Draft:
-    """A record being assembled; frozen into a Rule when its paragraphs are all read."""
+    """A record being assembled; frozen into a Rule when its paragraphs are all read. Its parts name their
+    paragraph and where they are in it (the paragraph's analysis is found by its text): cutting them, and
+    hashing the analyses, once per record cost more than the rest of segmentation; it is done once per
+    distinct draft (`_freeze`)."""
 
     rule_id: str
     kind: str
     first_line: int
     title: str = ""
-    text: list[tuple[str, Analysis | None, int]] = field(default_factory=list)  # (part, analysis, offset)
+    text: list[Part] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
-    raw_examples: list[tuple[str, Analysis | None, int]] = field(default_factory=list)
+    raw_examples: list[Part] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     last_line: int = 0
     pieces: list[list[int]] = field(default_factory=list)
@@ -109,57 +116,73 @@ class _Draft:
 
 def segment(doc: CleanDoc, cache: ParagraphCache) -> list[Rule]:
     """Records of one source in document order; their pieces tile `doc.content` exactly."""
+    analyses = cache.data if isinstance(cache, ParagraphCache) else cache  # a dict: no method call per paragraph
+    numbered = getattr(cache, "numbered", {})
     drafts: list[_Draft] = []
     pending_title = ""
     pending_pieces: list[list[int]] = []
     offset = commentaries = 0
     for p in doc.paragraphs:
-        a = cache[p.text] if p.role not in UNANALYSED else None
-        end = offset + len(p.text)
+        text, role = p.text, p.role
+        a = analyses[text] if role not in UNANALYSED else None
+        end = offset + len(text)
         current = drafts[-1] if drafts else None
-        if p.role == "glossary-term":
-            drafts.append(_Draft(p.text, "glossary", p.first_line, title=p.text))
+        if role == "glossary-term":
+            drafts.append(_Draft(text, "glossary", p.first_line, title=text))
             drafts[-1].pieces.append([offset, end])
-        elif p.role == "heading":
-            pending_title = p.text
+        elif role == "heading":
+            pending_title = text
             pending_pieces.append([offset, end])
-        elif p.role == "commentary" and not (a.example and current):
+        elif role == "commentary" and not (a.example and current):
             commentaries += 1  # counted as they come: summing over the drafts each time was quadratic
             draft = _Draft(f"{doc.source.source_id}.c{commentaries}", "commentary", p.first_line, title=pending_title)
             draft.pieces += pending_pieces + [[offset, end]]
-            draft.text.append((p.text, a, 0))
+            draft.text.append((text, 0, len(text)))
             drafts.append(draft)
             pending_pieces = []
-        elif p.role in ("example-cont", "commentary"):
-            _attach(current, p.text, a, 0, as_example=True, cont=p.role == "example-cont")
+        elif role in ("example-cont", "commentary"):
+            _attach(current, (text, 0, len(text)), as_example=True, cont=role == "example-cont")
             current.pieces.append([offset, end])
         else:
-            starts = a.starts if p.role not in NO_BOUNDARIES else ()
-            if current is not None and p.role not in NO_BOUNDARIES and (not starts or starts[0][0] > 0):
-                starts = _misprinted(p.text, current) + list(starts)
-            cuts = [s for s, _, _ in starts] + [len(p.text)]
-            if cuts[0] > 0:  # text before any number: an example or a continuation paragraph
+            starts = a.starts if role not in NO_BOUNDARIES else ()
+            if current is not None and role not in NO_BOUNDARIES and (not starts or starts[0][0] > 0):
+                starts = _misprinted(text, current) + list(starts)
+            if starts is a.starts:  # as analysed: the entries are the paragraph's own, worked out once per text
+                entries = numbered.get(text)
+                if entries is None:
+                    entries = numbered[text] = _entries(text, starts)
+            else:
+                entries = _entries(text, starts)
+            before, entries = entries
+            if before:  # text before any number: an example or a continuation paragraph
                 if current is None:
                     current = _orphan(doc, cache, p.first_line)
                     drafts.append(current)
-                _attach(current, p.text[:cuts[0]], a, 0, as_example=a.example)
-                current.pieces.append([offset, offset + cuts[0]])
-            for (start, text_start, rule_id), stop in zip(starts, cuts[1:]):
-                draft = _Draft(rule_id, "", p.first_line)
-                printed = _printed(p.text[start:text_start])
-                if printed != rule_id:
-                    draft.flags.append(f"number-repaired (printed {printed})")
-                draft.text.append((p.text[text_start:stop], a, text_start))
-                draft.pieces.append([offset + start, offset + stop])
-                drafts.append(draft)
+                _attach(current, (text, 0, before), as_example=a.example)
+                current.pieces.append([offset, offset + before])
+            for start, stop, part, rule_id, flags in entries:
+                drafts.append(_Draft(rule_id, "", p.first_line, "", [part], [], [], list(flags), 0,
+                                     [[offset + start, offset + stop]]))
         if drafts:
             drafts[-1].last_line = max(drafts[-1].last_line, p.last_line)
         offset = end + 1
     if pending_pieces and drafts:  # a heading with nothing after it
         drafts[-1].pieces += pending_pieces
-    _close_pieces(drafts, len(doc.content))
+    _close_pieces(drafts, offset - 1 if doc.paragraphs else 0)  # the length of doc.content, without joining it
     _flag_truncated(doc, drafts)
-    return _freeze(doc, drafts, getattr(cache, "records", None))
+    return _freeze(doc, drafts, analyses, getattr(cache, "records", None))
+
+
+def _entries(text: str, starts) -> tuple[int, list[tuple]]:
+    """Where a paragraph's first number starts (0: at its start), and for each number a record begins with:
+    its piece (start, end), its part, its number and its flags."""
+    cuts = [s for s, _, _ in starts] + [len(text)]
+    entries = []
+    for (start, text_start, rule_id), stop in zip(starts, cuts[1:]):
+        printed = _printed(text[start:text_start])
+        flags = (f"number-repaired (printed {printed})",) if printed != rule_id else ()
+        entries.append((start, stop, (text, text_start, stop), rule_id, flags))
+    return cuts[0], entries
 
 
 @lru_cache(maxsize=1 << 12)
@@ -168,15 +191,20 @@ def _printed(number: str) -> str:
     return re.sub(r"[\s.\-–—]+$", "", number).replace(" ", "")
 
 
-def _attach(draft: _Draft, text: str, a: Analysis | None, base: int, *, as_example: bool, cont: bool = False):
+def _attach(draft: _Draft, part: Part, *, as_example: bool, cont: bool = False):
     if as_example and cont and draft.raw_examples:
-        draft.raw_examples.append((text, a, base))
-        draft.examples[-1] += "\n" + text
+        draft.raw_examples.append(part)
+        draft.examples[-1] += "\n" + _cut(part)
     elif as_example:
-        draft.raw_examples.append((text, a, base))
-        draft.examples.append(text)
+        draft.raw_examples.append(part)
+        draft.examples.append(_cut(part))
     else:
-        draft.text.append((text, a, base))
+        draft.text.append(part)
+
+
+def _cut(part: Part) -> str:
+    text, start, end = part
+    return text[start:end]
 
 
 def _orphan(doc: CleanDoc, cache: ParagraphCache, line: int) -> _Draft:
@@ -238,7 +266,7 @@ def previous_rule_id(rule_id: str) -> str:
 
 def _close_pieces(drafts: list[_Draft], length: int) -> None:
     """Give each paragraph separator and gap to the piece before it, so pieces tile the content."""
-    pieces = sorted((piece for d in drafts for piece in d.pieces), key=lambda x: x[0])
+    pieces = sorted((piece for d in drafts for piece in d.pieces), key=itemgetter(0))
     for here, nxt in zip(pieces, pieces[1:]):
         here[1] = nxt[0]
     if pieces:
@@ -254,40 +282,52 @@ def _flag_truncated(doc: CleanDoc, drafts: list[_Draft]) -> None:
         drafts[-1].flags.append("truncated")
 
 
-def _freeze(doc: CleanDoc, drafts: list[_Draft], memo: dict | None = None) -> list[Rule]:
-    seen: dict[tuple[str, str], int] = {}
-    rules = []
+def _freeze(doc: CleanDoc, drafts: list[_Draft], analyses, memo: dict | None = None) -> list[Rule]:
     memo = {} if memo is None else memo
+    made = []
+    seen: dict[tuple[str, str], int] = {}
     for d in drafts:
         # Most records recur word for word from edition to edition: what a record's paragraphs give is
-        # worked out once per distinct draft (its parts' texts, analyses and offsets).
+        # worked out once per distinct draft (its parts: paragraph texts, whose hashes Python keeps, and offsets).
         key = (d.kind, d.rule_id, d.title, tuple(d.text), tuple(d.examples), tuple(d.raw_examples))
         body = memo.get(key)
         if body is None:
-            body = memo[key] = _body(d)
+            body = memo[key] = _body(d, analyses)
+        number = body[0], d.rule_id
+        seen[number] = occurrence = seen.get(number, 0) + 1
+        made.append((d, body, number, occurrence))
+    # a number printed twice is flagged on each of its records as they are made, not on copies made afterwards
+    duplicated = {k for k, n in seen.items() if n > 1}
+    edition, source, rules = doc.edition or "", doc.source.source_id, []
+    for d, body, number, occurrence in made:
         kind, parent, title, text, compare, examples, sentences, references, citations, placeholder = body
         flags = (*d.flags, "placeholder") if placeholder else tuple(d.flags)
-        seen[kind, d.rule_id] = occurrence = seen.get((kind, d.rule_id), 0) + 1
-        rules.append(Rule(doc.edition or "", doc.source.source_id, d.rule_id, kind, parent, title, text, compare,
-                          examples, sentences, references, citations, flags, d.first_line,
-                          max(d.last_line, d.first_line), occurrence, pieces=tuple(map(tuple, d.pieces))))
-    duplicated = {k for k, n in seen.items() if n > 1}
-    return [replace(r, flags=r.flags + ("duplicate",)) if (r.kind, r.rule_id) in duplicated else r
-            for r in rules]
+        if number in duplicated:
+            flags += ("duplicate",)
+        rules.append(Rule(edition, source, d.rule_id, kind, parent, title, text, compare, examples, sentences,
+                          references, citations, flags, d.first_line, max(d.last_line, d.first_line), occurrence,
+                          (), tuple(map(tuple, d.pieces))))
+    return rules
 
 
-def _body(d: _Draft) -> tuple:
+def _body(d: _Draft, analyses) -> tuple:
     """What a draft's paragraphs make of its record: kind, parent, title, text, comparison form, examples,
     sentences, references, citations, and whether it is a placeholder."""
-    body = "\n".join(collapse_spaces(strip_citations(t)) for t, _, _ in d.text if strip_citations(t))
-    kind = d.kind or kind_of(d.rule_id, body, len(d.text) > 1 or bool(d.examples))
-    title, text = d.title, body
+    return _made(d.kind, d.rule_id, d.title, [(_cut(p), analyses[p[0]], p[1]) for p in d.text], d.examples,
+                 [(_cut(p), analyses[p[0]], p[1]) for p in d.raw_examples])
+
+
+def _made(kind: str, rule_id: str, title: str, parts: list, examples: list[str], example_parts: list) -> tuple:
+    """`_body` of the draft's parts cut from their paragraphs: (text, analysis, offset in the paragraph) each."""
+    body = "\n".join(collapse_spaces(strip_citations(t)) for t, _, _ in parts if strip_citations(t))
+    kind = kind or kind_of(rule_id, body, len(parts) > 1 or bool(examples))
+    text = body
     placeholder = bool(PLACEHOLDER.match(body))
     if kind in ("part", "chapter", "section") and not placeholder:
         title, text = body, ""
-    return (kind, parent_of(d.rule_id, kind), title, text, compare_form(text or title),
-            tuple(collapse_spaces(strip_citations(e)) for e in d.examples), tuple(_sentences(d.text)),
-            tuple(_references(d, kind)), tuple(_citations(d.text, d.raw_examples)), placeholder)
+    return (kind, parent_of(rule_id, kind), title, text, compare_form(text or title),
+            tuple(collapse_spaces(strip_citations(e)) for e in examples), tuple(_sentences(parts)),
+            tuple(_references(parts, example_parts, kind)), tuple(_citations(parts, example_parts)), placeholder)
 
 
 def kind_of(rule_id: str, text: str, has_more: bool) -> str:
@@ -318,15 +358,15 @@ def _sentences(parts) -> Iterable[str]:
                 yield sentence
 
 
-def _references(d: _Draft, kind: str) -> list[str]:
+def _references(parts: list, example_parts: list, kind: str) -> list[str]:
     """Rules the text and examples point to; commentary also points to the rules it cites."""
     out: dict[str, None] = {}  # in order, once each (a list searched for each target was quadratic)
-    for text, a, base in d.text + d.raw_examples:
+    for text, a, base in parts + example_parts:
         for s, e, targets in (a.references if a else ()):
             if base <= s and e <= base + len(text):
                 out.update(dict.fromkeys(targets))
     if kind == "commentary":
-        out.update(dict.fromkeys(c.value for c in _citations(d.text, d.raw_examples) if c.source == "CR"))
+        out.update(dict.fromkeys(c.value for c in _citations(parts, example_parts) if c.source == "CR"))
     return list(out)
 
 

@@ -149,6 +149,27 @@ def test_duplicates_trailing_periods_placeholders_and_continuations():
     assert got[("212.1", 1)].kind == "section" and got[("212.1", 1)].title == "General"
 
 
+SHARED = [  # the same paragraphs in other company: what a record is made of is worked out once per distinct draft
+    ["100.1a. A subrule.", "Example: An example.", "100.1b. Another.", "306.b. A misprint."],
+    ["100.1a. A subrule.", "100.1b. Another.", "Example: An example.", "306.b. A misprint.", "100.1a. A subrule."],
+    ["Example: An example.", "100.1b. Another.", "306.3a. Before.", "306.b. A misprint.", "100.1a. A subrule."],
+]
+
+
+def test_records_from_a_shared_cache_are_those_of_a_fresh_one():
+    docs = [make_doc(paragraphs, source_id=f"t{i}") for i, paragraphs in enumerate(SHARED)]
+    shared = ParagraphCache()
+    shared.analyse(p.text for d in docs for p in d.paragraphs)
+    alone = [records(paragraphs, source_id=f"t{i}")[0] for i, paragraphs in enumerate(SHARED)]
+    together = [segment(d, shared) for d in docs]
+    assert together == alone and [[r.pieces for r in rules] for rules in together] == \
+        [[r.pieces for r in rules] for rules in alone]
+    assert [r.flags for r in together[1]] == [("duplicate",), ("number-review",), ("duplicate",)]
+    assert together[0][1].text == "Another.\n306.b. A misprint."  # no number it can be after 100.1b
+    assert (together[2][3].rule_id, together[2][3].flags) == ("306.3b", ("number-repaired (printed 306.b)",))
+    assert together[2][0].flags == ("partial", "duplicate") and together[2][0].examples == ("Example: An example.",)
+
+
 @given(st.lists(st.sampled_from([
     "100.1. A rule.", "100.1a A subrule, see rule 409.", "Example: Something happens.", "Continuation text.",
     "212.3 - Creatures  212.2a - A player [CompRules 2007/10/01]", "205. Type Line", "1. Game Concepts",
