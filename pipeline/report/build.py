@@ -85,7 +85,7 @@ def _rules(processed: Path) -> tuple[list[dict], dict[str, str]]:
     table = load.read(processed, "rules", columns=RULE_COLUMNS, check=False)
     data = load.columns(table)
     rows = [dict(zip(RULE_COLUMNS, values))
-            for values in zip(*(parquet.python("rules", n, data[n]) for n in RULE_COLUMNS))]
+            for values in zip(*(_once(parquet.python("rules", n, data[n])) for n in RULE_COLUMNS))]
     spans: dict[str, list[tuple[int, int]]] = {}
     start = 0
     for edition, run in itertools.groupby(data["edition"]):
@@ -94,6 +94,14 @@ def _rules(processed: Path) -> tuple[list[dict], dict[str, str]]:
         start += count
     return rows, {edition: pagekeys.rows_digest(pa.concat_tables([table.slice(*span) for span in runs]))
                   for edition, runs in spans.items()}
+
+
+def _once(values: list) -> list:
+    """A column's values with each repeated text one object, and every empty list one list (never changed): an
+    edition, a source, a kind or a wording recurs in thousands of rows, each read back as its own object."""
+    seen: dict = {}
+    empty: list = []
+    return [seen.setdefault(v, v) if isinstance(v, str) else (empty if v == [] else v) for v in values]
 
 
 def _read(processed: Path, name: str) -> pd.DataFrame:
