@@ -110,9 +110,47 @@ def _split(history: History, editions: list[str]) -> dict[str, dict]:
         if o["edition"] in wanted:
             parts[o["edition"]]["observations"].append(o)
     for part in parts.values():
-        changes = part["changes"]
+        changes, part["plain"] = _plain(part)
         part["changes"] = {name: [getattr(c, name) for c in changes] for name in CHANGE_FIELDS}
     return parts
+
+
+def _continued(frm: str, to: str, lineage: str, key: tuple, examples: int) -> RuleChange:
+    """The change of a record that went on word for word under its number (`key`, its record's key)."""
+    return RuleChange(frm, to, lineage, key[2], key[2], key[1], "unchanged", False, 100.0, False, "same", 100.0,
+                      (), (), EMPTY_OPS[examples] if examples < len(EMPTY_OPS) else ((),) * examples, (), "")
+
+
+EMPTY_OPS = tuple(((),) * n for n in range(16))  # `example_ops` of a plain change, shared
+# The types the cache reads back as a plain change's (numpy's, from the alignment's matrices, are kept as
+# the Python values they hold, pipeline/cache.py `_plain`)
+KEPT_AS = {bool: ("bool", "bool_"), float: ("float", "float64")}
+
+
+def _plain(part: dict) -> tuple[list[RuleChange], list[list]]:
+    """A part's changes split into those kept in full and the plain ones (most of them: 303,000 of 312,000 in
+    110 simulated editions), kept as [place among the part's changes, index of their record in the part, from
+    edition, examples] and made again from the part's record keys and lineages (`_continued`). Reading the
+    kept walk back spent most of its time decoding, checking and sharing the plain ones' 17 fields. A change
+    is kept short only when what `_continued` makes of it is the change, value and type alike."""
+    where, twice = {}, set()  # (lineage, kind, number) -> its record; two records alike: changes kept in full
+    for j, (key, lin) in enumerate(zip(part["keys"], part["lineage"])):
+        if (lin, key[1], key[2]) in where:
+            twice.add((lin, key[1], key[2]))
+        where[lin, key[1], key[2]] = j
+    for alike in twice:
+        del where[alike]
+    full, plain = [], []
+    for at, c in enumerate(part["changes"]):
+        j = where.get((c.lineage_id, c.kind, c.new_rule_id)) if c.change == "unchanged" else None
+        if j is not None and c == _continued(c.from_edition, c.to_edition, c.lineage_id, part["keys"][j],
+                                             len(c.example_ops)) and c.to_edition == part["edition"] \
+                and all(type(v).__name__ in KEPT_AS[type(x)] for v, x in ((c.renumbered, False), (c.review, False),
+                                                                         (c.similarity, 100.0), (c.score, 100.0))):
+            plain.append([at, j, c.from_edition, len(c.example_ops)])
+        else:
+            full.append(c)
+    return full, plain
 
 
 TEXTS = ("from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id", "kind", "change", "method")
@@ -130,9 +168,25 @@ def _decode(value: dict, shared: dict[str, str]) -> dict:
     for name in NESTED:
         columns[name] = [tuples(v) if v else () for v in columns[name]]
     for name in TEXTS:
-        columns[name] = [one(v, v) for v in columns[name]]
-    value["changes"] = [RuleChange(*row) for row in zip(*(columns[name] for name in CHANGE_FIELDS))]
-    value["keys"] = [(one(e, e), one(k, k), one(n, n), o) for e, k, n, o in value["keys"]]
-    value["lineage"] = [one(v, v) for v in value["lineage"]]
-    value["last"] = [one(v, v) for v in value["last"]]
+        columns[name] = list(map(one, columns[name], columns[name]))
+    full = [RuleChange(*row) for row in zip(*(columns[name] for name in CHANGE_FIELDS))]
+    keys = value["keys"] = [(one(e, e), one(k, k), one(n, n), o) for e, k, n, o in value["keys"]]
+    lineage = value["lineage"] = list(map(one, value["lineage"], value["lineage"]))
+    value["last"] = list(map(one, value["last"], value["last"]))
+    plain = value.get("plain", [])
+    if not plain:
+        value["changes"] = full
+        return value
+    edition = one(value["edition"], value["edition"])
+    if not isinstance(edition, str) or any(not (0 <= j < len(keys) and isinstance(frm, str) and 0 <= examples)
+                                           for _, j, frm, examples in plain) or \
+            [at for at, *_ in plain] != sorted({at for at, *_ in plain}) or plain[-1][0] >= len(full) + len(plain):
+        raise Damaged("not an edition's walk")
+    changes: list[RuleChange] = []
+    rest = iter(full)
+    for at, j, frm, examples in plain:
+        changes.extend(next(rest) for _ in range(at - len(changes)))
+        changes.append(_continued(one(frm, frm), edition, lineage[j], keys[j], examples))
+    changes.extend(rest)
+    value["changes"] = changes
     return value

@@ -104,9 +104,11 @@ def key(*parts) -> str:
 
 # ingest
 
-def save_ingested(folder: Path, ingested: Ingested, keys: dict[str, str] | None = None) -> None:
+def save_ingested(folder: Path, ingested: Ingested, keys: dict[str, str] | None = None,
+                  cleaning: dict[str, str] | None = None) -> None:
     """`keys`: each source's key by its id (pipeline/ingest/stored.py, from its file's bytes and the code);
-    a source without one is named by its content."""
+    a source without one is named by its content. `cleaning`: each source's key in the cache of cleaned
+    sources, kept for the segment stage (`cleaned_keys`)."""
     pieces = Pieces(folder, "ingest")
     for doc in ingested.docs:
         data = None
@@ -117,7 +119,15 @@ def save_ingested(folder: Path, ingested: Ingested, keys: dict[str, str] | None 
         pieces.put(name, ".json.gz", lambda at, stem, doc=doc, data=data: write_atomic(
             at / f"{stem}.json.gz", data if data is not None else _gzip_json(cleaned.encode(doc))))
     pieces.close()
-    _write_json(folder, "ingest", {"docs": pieces.names, "rejections": [values(r) for r in ingested.rejections]})
+    _write_json(folder, "ingest", {"docs": pieces.names, "rejections": [values(r) for r in ingested.rejections],
+                                   "cleaned": dict(sorted((cleaning or {}).items()))})
+
+
+def cleaned_keys(processed: Path) -> dict[str, str]:
+    """Each source's key in the cache of cleaned sources, as the published ingest stage recorded it (the
+    segment stage's key of what it reads of the source, pipeline/segment/stored.py)."""
+    keys = _read_json(processed, "ingest", "ingest").get("cleaned")
+    return keys if isinstance(keys, dict) and all(isinstance(v, str) for v in keys.values()) else {}
 
 
 def load_ingested(processed: Path) -> Ingested:
