@@ -302,7 +302,9 @@ def _export(result: Result, history, out: Path, grows: bool = True, steps: dict[
     except BaseException:
         db.abandon()
         raise
-    jsonout.write(out, rules, history, eds, published, tail.unchanged(statuses) if tail else set())
+    marks["changes_json"] = jsonout.write(out, rules, history, eds, published,
+                                          tail.unchanged(statuses) if tail else set(),
+                                          (tail.start, tail.old.get("changes_json", [])) if tail else None)
     datapackage.write(out, summaries)
     result.grown = marks
     result.seconds["export"] = time.perf_counter() - start

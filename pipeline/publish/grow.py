@@ -46,13 +46,13 @@ from pipeline.publish import transaction as publish
 from pipeline.schema import BY_NAME
 
 SIDECAR = ".cache/export.json"
-VERSION = 2  # 2: digests from the walk's keys
+VERSION = 3  # 2: digests from the walk's keys; 3: where each step is in json/changes.json
 GROWN = ("rules", "references", "glossary", "changes")
 
 
 def files() -> list[str]:
     """The published files a tail is spliced onto."""
-    return [f"{name}.{kind}" for name in GROWN for kind in ("csv", "parquet")] + [database.NAME]
+    return [f"{name}.{kind}" for name in GROWN for kind in ("csv", "parquet")] + [database.NAME, "json/changes.json"]
 
 
 def digests(eds, sources: pd.DataFrame, code: str, steps: dict[str, str]) -> dict[str, str]:

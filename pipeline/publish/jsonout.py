@@ -50,12 +50,14 @@ def remapper(rules: list[Rule], history, eds: list[Edition], steps: bool = True)
 
 
 def write(out: Path, rules: list[Rule], history, eds: list[Edition], published: Path | None = None,
-          unchanged: set[str] = frozenset()) -> None:
+          unchanged: set[str] = frozenset(), steps: tuple[str, list] | None = None) -> list[list]:
     """Every JSON file of a run into `out/json/` (a staging folder's). An edition's file that `published`
     (the published folder) already has with the same content is copied, not compressed again (the
     compression was a fifth of the export stage's time, and a new edition leaves the others alone); the
     `unchanged` editions' files (pipeline/publish/grow.py: their rules, lineages and status are the published
-    ones) are copied without being made again."""
+    ones) are copied without being made again. `steps`: (the tail's first edition, where each step is in the
+    published changes.json): the steps into an edition before the tail are the published ones, copied
+    (`changes_json`). Returns where each step is in the changes.json written, for the next run."""
     folder = out / FOLDER
     index = remapper(rules, history, eds, steps=False)
     by_edition: dict[str, list[Rule]] = {}
@@ -76,10 +78,52 @@ def write(out: Path, rules: list[Rule], history, eds: list[Edition], published: 
         write_atomic(folder / name, packed)
         if e.edition == index.latest:
             write_atomic(folder / "current.json", raw)
-    write_atomic(folder / "changes.json", ENCODE(changes_document(history.changes, index.editions)) + "\n")
+    kept = None
+    if steps is not None and published is not None:
+        try:
+            kept = (steps[0], steps[1], (published / FOLDER / "changes.json").read_bytes())
+        except OSError:
+            kept = None
+    text, marks = changes_json(history.changes, index.editions, kept)
+    write_atomic(folder / "changes.json", text)
     write_atomic(folder / "lineages.json", ENCODE(lineages_document(index, history.changes)) + "\n")
     for name in sorted({schema for schema, _ in FILES.values()}):
         write_atomic(folder / name, (SCHEMAS / name).read_bytes())
+    return marks
+
+
+def changes_json(changes, editions: list[str], kept: tuple[str, list, bytes] | None = None) -> tuple[bytes, list]:
+    """changes.json's bytes, and each step's [from, to, start, end] in them. With `kept` (the tail's first
+    edition, the published file's marks and bytes), a step into an edition before the tail is the published
+    step's bytes, and only the later changes are gone through: adding the 110th simulated edition went through
+    all 312,000 to make 13 steps anew and 109 as they were. The steps are in (from, to) order either way."""
+    start, made = "", {}
+    parts: dict[tuple[str, str], bytes] = {}
+    if kept is not None:
+        start, marks, data = kept
+        try:
+            parts = {(a, b): data[i:j] for a, b, i, j in marks if b < start}
+        except (TypeError, ValueError):
+            parts = {}
+        if not all(part.startswith(b"{") and part.endswith(b"}") for part in parts.values()):
+            parts = {}  # not the file the marks describe
+    todo = [c for c in changes if c.to_edition >= start] if parts else changes
+    for step in changes_document(todo, editions)["steps"]:
+        made[step["from"], step["to"]] = ENCODE(step).encode("utf-8")
+    if set(made) & set(parts):  # a step into the tail that was published: made whole
+        return changes_json(changes, editions)
+    parts.update(made)
+    head = f'{{"editions":{ENCODE(editions)},"steps":['.encode("utf-8")
+    out, marks, at = [head], [], len(head)
+    for n, key in enumerate(sorted(parts)):
+        if n:
+            out.append(b",")
+            at += 1
+        out.append(parts[key])
+        marks.append([*key, at, at + len(parts[key])])
+        at += len(parts[key])
+    out.append(b"]}\n")
+    return b"".join(out), marks
 
 
 def _published_editions(published: Path) -> dict[str, bytes]:
