@@ -55,29 +55,35 @@ def write(out: Path, rules: list[Rule], history, eds: list[Edition], published: 
     (the published folder) already has with the same content is copied, not compressed again (the
     compression was a fifth of the export stage's time, and a new edition leaves the others alone); the
     `unchanged` editions' files (pipeline/publish/grow.py: their rules, lineages and status are the published
-    ones) are copied without being made again. `steps`: (the tail's first edition, where each step is in the
+    ones) are left in place and listed again (pipeline/publish/transaction.py `keep`), neither made nor read
+    nor copied (110 simulated editions: 23 MB). `steps`: (the tail's first edition, where each step is in the
     published changes.json): the steps into an edition before the tail are the published ones, copied
     (`changes_json`). Returns where each step is in the changes.json written, for the next run."""
     folder = out / FOLDER
     index = remapper(rules, history, eds, steps=False)
+    listed = _published_editions(published) if published else {}
+    left = {f"{FOLDER}/{EDITIONS}/{e.edition}.json.gz" for e in eds if e.edition in unchanged
+            and e.edition != index.latest} & set(listed)
+    made = {e.edition for e in eds if f"{FOLDER}/{EDITIONS}/{e.edition}.json.gz" not in left}
     by_edition: dict[str, list[Rule]] = {}
     for r in rules:
-        by_edition.setdefault(r.edition, []).append(r)
+        if r.edition in made:
+            by_edition.setdefault(r.edition, []).append(r)
     lineage_of = lambda r: history.lineage.get(rule_key(r), "")  # noqa: E731
-    kept = _published_editions(published) if published else {}
     for e in eds:
         name = f"{EDITIONS}/{e.edition}.json.gz"
-        if e.edition in unchanged and name in kept and e.edition != index.latest:
-            write_atomic(folder / name, kept[name])
+        if e.edition not in made:
             continue
         doc = edition_document(e.edition, edition_status(e), by_edition.get(e.edition, []), lineage_of)
         raw = (ENCODE(doc) + "\n").encode("utf-8")
-        old = kept.get(name)
+        old = _published_bytes(published, f"{FOLDER}/{name}") if f"{FOLDER}/{name}" in listed else None
         packed = old if old is not None and gzip.decompress(old) == raw else \
             gzip.compress(raw, compresslevel=9, mtime=0)
         write_atomic(folder / name, packed)
         if e.edition == index.latest:
             write_atomic(folder / "current.json", raw)
+    if left:
+        publish.keep_also(out, {name: listed[name] for name in sorted(left)})
     kept = None
     if steps is not None and published is not None:
         try:
@@ -126,16 +132,23 @@ def changes_json(changes, editions: list[str], kept: tuple[str, list, bytes] | N
     return b"".join(out), marks
 
 
-def _published_editions(published: Path) -> dict[str, bytes]:
-    """The bytes of the published editions' files (under their names in `json/`), only those the published
-    run listed and that are still the files it wrote."""
-    prefix = f"{FOLDER}/"
-    names = [n for n in publish.listing(published) or {} if n.startswith(f"{prefix}{EDITIONS}/")]
+def _published_editions(published: Path) -> dict[str, list]:
+    """The listed entries of the published editions' files, only those the published run listed and that
+    are still the files it wrote."""
+    listed = publish.listing(published) or {}
+    names = [n for n in listed if n.startswith(f"{FOLDER}/{EDITIONS}/")]
     try:
         publish.verify(published, names, quick=True)
-        return {n.removeprefix(prefix): (published / n).read_bytes() for n in names}
+        return {n: listed[n] for n in names}
     except (OSError, PipelineError):
         return {}
+
+
+def _published_bytes(published: Path, name: str) -> bytes | None:
+    try:
+        return (published / name).read_bytes()
+    except OSError:
+        return None
 
 
 def edition_document(edition: str, status: str, records: list[Rule], lineage_of) -> dict:

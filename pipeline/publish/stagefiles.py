@@ -89,11 +89,8 @@ class Pieces:
             write(self.staging / FOLDER, f"{self.stage}.{key}")
 
     def close(self) -> None:
-        if not self.kept:
-            return
-        listed = self.staging / publish.KEPT  # another stage of the run may have kept files already
-        kept = json.loads(listed.read_text(encoding="utf-8")) if listed.exists() else {}
-        publish.keep(self.staging, {**kept, **self.kept})
+        if self.kept:  # beside what another stage of the run kept
+            publish.keep_also(self.staging, self.kept)
 
 
 def key(*parts) -> str:

@@ -242,6 +242,13 @@ def keep(staging: Path, kept: dict[str, list]) -> None:
     write_atomic(staging / KEPT, json.dumps(kept, sort_keys=True) + "\n")
 
 
+def keep_also(staging: Path, kept: dict[str, list]) -> None:
+    """`keep`, beside what another stage of the run keeps already."""
+    listed = staging / KEPT
+    before = json.loads(listed.read_text(encoding="utf-8")) if listed.exists() else {}
+    keep(staging, {**before, **kept})
+
+
 def same(path: Path, data: bytes) -> bool:
     """`path` holds exactly `data`."""
     try:

@@ -152,3 +152,29 @@ def test_changes_json_keeps_the_published_steps_before_the_tail_and_goes_through
     assert jsonout.changes_json(changes, editions, ("2004-01-01", marks, planted))[0] == planted
     shifted = [[a, b, i + 1, j + 1] for a, b, i, j in marks]
     assert jsonout.changes_json(changes, editions, ("2004-01-01", shifted, whole))[0] == whole
+
+
+def test_an_edition_s_file_that_did_not_change_is_left_in_place_and_listed_again(tmp_path):
+    """Adding an edition leaves the earlier editions' json/editions/ files where they are (not made, read or
+    copied), listed again with the same digest; the new edition's, changes.json and the rest are made; the
+    folder holds what a cold run's does."""
+    from pipeline import run as stages
+    from pipeline.publish import transaction as publish
+    from conftest import two_small_editions
+    from published import contents
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _, b = two_small_editions(corpus)
+    (tmp_path / "raw").mkdir()
+    stages.run_all(tmp_path / "raw", [corpus], tmp_path / "p", None, quiet=True)
+    old = tmp_path / "p" / "json" / "editions" / "2009-05-01.json.gz"
+    before, listed = old.stat(), publish.listing(tmp_path / "p")["json/editions/2009-05-01.json.gz"]
+    (corpus / "c.txt").write_text(b.read_text(encoding="utf-8").replace("July 11, 2009", "October 1, 2009")
+                                  .replace("Each game", "Every game"), encoding="utf-8")
+    stages.run_all(tmp_path / "raw", [corpus], tmp_path / "p", None, quiet=True)
+    after = old.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert publish.listing(tmp_path / "p")["json/editions/2009-05-01.json.gz"] == listed
+    assert (tmp_path / "p" / "json" / "editions" / "2009-10-01.json.gz").exists()
+    stages.run_all(tmp_path / "raw", [corpus], tmp_path / "cold", None, quiet=True)
+    assert contents(tmp_path / "p") == contents(tmp_path / "cold")
