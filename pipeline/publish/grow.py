@@ -24,6 +24,10 @@ change with a new edition (adding the 110th simulated edition changed 3,254 of t
 living lineage's `last_edition`, `editions` and `numbers`; a citation's `rule_in_latest_edition` follows
 the latest edition), or they are small (editions, texts, terminology: under 0.2 s together).
 
+The JSON files follow the same tail (pipeline/publish/jsonout.py): an edition's file before it is left in
+place, and changes.json keeps the published steps into editions before it, byte for byte (where each step is
+in the file is in the sidecar, which names the file among those it describes).
+
 A cold export writes the rules table chunk by chunk (`chunked`: each chunk into the CSV, the Parquet file
 and the database before the next is made), never the whole frame at once.
 """

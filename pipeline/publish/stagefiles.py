@@ -1,6 +1,7 @@
 """What each stage stores in processed/.stages/ for the next one: data, never code (no pickle).
 
-- ingest  -> .stages/ingest.json.gz           the list of cleaned sources, and the rejected files
+- ingest  -> .stages/ingest.json.gz           the list of cleaned sources, the rejected files, and each source's
+                                              key in the cache of cleaned sources (the segment stage's key)
              .stages/ingest.<key>.json.gz     one cleaned source (text, paragraphs, the discard ledger)
 - segment -> .stages/segment.json.gz          the editions, and the list of their records' files
              .stages/segment.<key>.parquet    one edition's merged rule records (the rules table's format)
