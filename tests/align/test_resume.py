@@ -90,7 +90,7 @@ def test_a_kept_part_holds_plain_changes_short_and_reads_back_every_change(tmp_p
     editions = sorted(e.edition for e in eds)
     parts = resume._split(history, editions)
     last = editions[-1]
-    assert len(parts[last]["plain"]) >= 8 and parts[last]["changes"]["change"] == ["modified"]  # rule 5 in full
+    assert len(parts[last]["plain"]["record"]) >= 8 and parts[last]["changes"]["change"] == ["modified"]  # rule 5
     shared: dict[str, str] = {}
     kept = {e: json.loads(json.dumps(parts[e], default=_plain)) for e in editions}  # as the cache keeps them
     back = {e: resume._decode(kept[e], shared) for e in editions}
@@ -98,7 +98,9 @@ def test_a_kept_part_holds_plain_changes_short_and_reads_back_every_change(tmp_p
     assert read_back == history.changes
     assert [(type(c.similarity), type(c.renumbered), c.example_ops) for c in read_back] == \
         [(type(c.similarity), type(bool(c.renumbered)), c.example_ops) for c in history.changes]
-    for bad in ([[0, 99, editions[-2], 0]], [[5, 0, editions[-2], 0], [5, 1, editions[-2], 0]],
-                [[0, 0, editions[-2], -1]], [[0, 0, 7, 0]], [[400, 0, editions[-2], 0]]):
+    good = json.loads(json.dumps(parts[last], default=_plain))["plain"]
+    n = len(good["record"])
+    for bad in ({"record": [99] * n}, {"examples": [-1] * n}, {"from": [7] * n}, {"record": good["record"][1:]},
+                {"placed": [n + 5]}, {"placed": []}, {"placed": [0, 0]}):
         with pytest.raises(Damaged):
-            resume._decode({**json.loads(json.dumps(parts[last], default=_plain)), "plain": bad}, {})
+            resume._decode({**json.loads(json.dumps(parts[last], default=_plain)), "plain": {**good, **bad}}, {})
