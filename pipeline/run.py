@@ -51,6 +51,7 @@ class Result:
     grown: dict = field(default_factory=dict)  # the export's marks, for the sidecar (pipeline/publish/grow.py)
     # the keys that name the stage files' pieces (pipeline/publish/stagefiles.py): each source's, each edition's
     source_keys: dict[str, str] = field(default_factory=dict)
+    cleaned_keys: dict[str, str] = field(default_factory=dict)  # each source's in the cache of cleaned sources
     edition_keys: dict[str, str] = field(default_factory=dict)
 
 
@@ -90,7 +91,7 @@ def run_ingest(raw: Path, corpora: list[Path], processed: Path, quiet: bool = Fa
         result = _ingest(raw, corpora, quiet, processed / CACHE_FILE if use_cache else None)
         require_sources(result, [raw, *corpora])
         out = publish.begin(processed)
-        stored.save_ingested(out, result.ingested, result.source_keys)
+        stored.save_ingested(out, result.ingested, result.source_keys, result.cleaned_keys)
         _write_sources(result, out)
         publish.commit(processed, rid, "ingest")
     return result
@@ -100,7 +101,7 @@ def run_segment(processed: Path, quiet: bool = False, use_cache: bool = True) ->
     """Segment alone: the stored ingest output -> rule records and editions."""
     with publish.locked(processed):
         rid = publish.run_id(processed)
-        result = Result(stored.load_ingested(processed))
+        result = Result(stored.load_ingested(processed), cleaned_keys=stored.cleaned_keys(processed))
         _segment(result, processed / CACHE_FILE if use_cache else None, quiet)
         stored.save_segmented(publish.begin(processed), result.rules, result.editions, result.edition_keys)
         publish.commit(processed, rid, "segment")
@@ -169,6 +170,7 @@ def _ingest(raw: Path, corpora: list[Path], quiet: bool, cache_file: Path | None
     kept.close()
     result.warnings += kept.warnings
     result.source_keys = {source: stored.key(pieces_code(), "ingest", k) for source, k in kept.keys.items()}
+    result.cleaned_keys = dict(kept.keys)
     result.seconds["ingest"] = time.perf_counter() - start
     return result
 
@@ -199,7 +201,8 @@ def _segment(result: Result, cache_file: Path | None, quiet: bool) -> None:
     start = time.perf_counter()
     docs = result.ingested.docs
     cache, kept = ParagraphCache(cache_file), SourceRecords(cache_file)
-    rules = kept.records(docs, cache, progress_bar(quiet, "segment"))  # only new or changed sources segmented
+    # only new or changed sources segmented (known by their cleaned sources' keys)
+    rules = kept.records(docs, cache, progress_bar(quiet, "segment"), result.cleaned_keys)
     rules, docs = resolve_auto(rules, docs)  # manifest entries with edition = "auto"
     result.ingested = replace(result.ingested, docs=docs)
     cache.save()
@@ -238,7 +241,7 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     overrides = read_overrides(raw)  # a mistake in it is said before the long stages, not after
     result = _ingest(raw, corpora, quiet, cache_file)
     require_sources(result, [raw, *corpora])
-    stored.save_ingested(out, result.ingested, result.source_keys)
+    stored.save_ingested(out, result.ingested, result.source_keys, result.cleaned_keys)
     _segment(result, cache_file, quiet)
     keys = stored.save_segmented(out, result.rules, result.editions, result.edition_keys)
     steps = stored.step_keys(pieces_code(), overrides, keys, result.editions)
@@ -299,7 +302,9 @@ def _export(result: Result, history, out: Path, grows: bool = True, steps: dict[
     except BaseException:
         db.abandon()
         raise
-    jsonout.write(out, rules, history, eds, published, tail.unchanged(statuses) if tail else set())
+    marks["changes_json"] = jsonout.write(out, rules, history, eds, published,
+                                          tail.unchanged(statuses) if tail else set(),
+                                          (tail.start, tail.old.get("changes_json", [])) if tail else None)
     datapackage.write(out, summaries)
     result.grown = marks
     result.seconds["export"] = time.perf_counter() - start

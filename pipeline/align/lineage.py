@@ -391,19 +391,26 @@ def cited_lineages(rules: list[Rule], history: History, cache=None) -> dict[tupl
     number when that edition's rules are in the run ("number"); otherwise by the words the
     commentary quotes, against the nearest editions that are ("quoted text"); `cache` (the pairs
     cache) keeps what a quote matched, by the quote and the candidates' content."""
-    numbered = {(k[0], k[2]): v for k, v in history.lineage.items() if k[1] not in ("glossary", "commentary")}
-    by_edition: dict[str, list[Rule]] = {}
+    # Only the editions of commentary that cites by number, and those nearest to them, are looked into: the
+    # 110 simulated editions have none, the seeds a few (every record of every edition was indexed before).
+    citing = [r for r in rules if r.kind == "commentary" and any(c.source == "CR" for c in r.citations)]
+    if not citing:
+        return {}
+    editions = sorted({r.edition for r in rules if r.kind not in ("glossary", "commentary") and r.text})
+    wanted = {r.edition for r in citing}
+    wanted |= {e for c in wanted for e in [e for e in editions if e <= c][-1:] + [e for e in editions if e > c][:1]}
+    numbered = {(k[0], k[2]): v for k, v in history.lineage.items()
+                if k[0] in wanted and k[1] not in ("glossary", "commentary")}
+    by_edition: dict[str, list[Rule]] = {e: [] for e in editions if e in wanted}
     for r in rules:
-        if r.kind not in ("glossary", "commentary") and r.text:
-            by_edition.setdefault(r.edition, []).append(r)
-    editions = sorted(by_edition)
+        if r.edition in wanted and r.kind not in ("glossary", "commentary") and r.text:
+            by_edition[r.edition].append(r)
+    editions = [e for e in editions if e in wanted]  # the nearest of a commentary's edition are among them
     forms = {}  # edition -> its rules' scoring forms, made once
     digests = Digests()
     quoted = {}  # commentary record -> the rule its words quote (the same for each of its tags)
     out = {}
-    for r in rules:
-        if r.kind != "commentary":
-            continue
+    for r in citing:
         for c in r.citations:
             if c.source != "CR":
                 continue

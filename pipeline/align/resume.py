@@ -13,6 +13,7 @@ cannot be (no such S, S's own ids would collide) the whole walk is made as befor
 from __future__ import annotations
 
 from dataclasses import fields, replace
+from itertools import repeat
 from pathlib import Path
 
 from pipeline.align import lineage
@@ -110,9 +111,75 @@ def _split(history: History, editions: list[str]) -> dict[str, dict]:
         if o["edition"] in wanted:
             parts[o["edition"]]["observations"].append(o)
     for part in parts.values():
-        changes = part["changes"]
+        changes, part["plain"] = _plain(part)
         part["changes"] = {name: [getattr(c, name) for c in changes] for name in CHANGE_FIELDS}
     return parts
+
+
+def _continued(frm: str, to: str, lineage: str, key: tuple, examples: int) -> RuleChange:
+    """The change of a record that went on word for word under its number (`key`, its record's key)."""
+    return RuleChange(frm, to, lineage, key[2], key[2], key[1], "unchanged", False, 100.0, False, "same", 100.0,
+                      (), (), _no_ops(examples), (), "")
+
+
+def _no_ops(examples: int) -> tuple:
+    """`example_ops` of a plain change: an empty tuple per example, shared."""
+    return EMPTY_OPS[examples] if examples < len(EMPTY_OPS) else ((),) * examples
+
+
+EMPTY_OPS = tuple(((),) * n for n in range(16))
+# The types the cache reads back as a plain change's (numpy's, from the alignment's matrices, are kept as
+# the Python values they hold, pipeline/cache.py `_plain`)
+KEPT_AS = {bool: ("bool", "bool_"), float: ("float", "float64")}
+
+
+def _plain(part: dict) -> tuple[list[RuleChange], dict[str, list]]:
+    """A part's changes split into those kept in full and the plain ones (most of them: 303,000 of 312,000 in
+    110 simulated editions), kept as columns (their record's index in the part, the edition they came from, how
+    many examples) and made again from the part's record keys and lineages (`_continued`); `placed`: where the
+    changes kept in full go among them. Reading the kept walk back spent most of its time decoding, checking
+    and sharing the plain ones' 17 fields. A change is kept short only when what `_continued` makes of it is
+    the change, value and type alike."""
+    where, twice = {}, set()  # (lineage, kind, number) -> its record; two records alike: changes kept in full
+    for j, (key, lin) in enumerate(zip(part["keys"], part["lineage"])):
+        if (lin, key[1], key[2]) in where:
+            twice.add((lin, key[1], key[2]))
+        where[lin, key[1], key[2]] = j
+    for alike in twice:
+        del where[alike]
+    full, placed, plain = [], [], {"record": [], "from": [], "examples": []}
+    for at, c in enumerate(part["changes"]):
+        j = where.get((c.lineage_id, c.kind, c.new_rule_id)) if c.change == "unchanged" else None
+        if j is not None and c == _continued(c.from_edition, c.to_edition, c.lineage_id, part["keys"][j],
+                                             len(c.example_ops)) and c.to_edition == part["edition"] \
+                and all(type(v).__name__ in KEPT_AS[type(x)] for v, x in ((c.renumbered, False), (c.review, False),
+                                                                         (c.similarity, 100.0), (c.score, 100.0))):
+            plain["record"].append(j)
+            plain["from"].append(c.from_edition)
+            plain["examples"].append(len(c.example_ops))
+        else:
+            full.append(c)
+            placed.append(at)
+    return full, {**plain, "placed": placed}
+
+
+def _continuations(value: dict, keys: list, lineage: list, one) -> list[RuleChange]:
+    """A kept part's plain changes made again, in whole-column steps (a function call per change took longer
+    than decoding them in full had)."""
+    plain = value["plain"]
+    records, froms, examples = plain["record"], plain["from"], plain["examples"]
+    if not (len(records) == len(froms) == len(examples)) or not all(
+            type(j) is int and 0 <= j < len(keys) for j in records) or not all(
+            type(n) is int and n >= 0 for n in examples) or not all(type(f) is str for f in froms) or \
+            not isinstance(value["edition"], str):
+        raise Damaged("not an edition's walk")
+    numbers = [keys[j][2] for j in records]
+    n = len(records)
+    return list(map(RuleChange, map(one, froms, froms), repeat(one(value["edition"], value["edition"]), n),
+                    [lineage[j] for j in records], numbers, numbers, [keys[j][1] for j in records],
+                    repeat("unchanged", n), repeat(False, n), repeat(100.0, n), repeat(False, n), repeat("same", n),
+                    repeat(100.0, n), repeat((), n), repeat((), n), map(_no_ops, examples), repeat((), n),
+                    repeat("", n)))
 
 
 TEXTS = ("from_edition", "to_edition", "lineage_id", "old_rule_id", "new_rule_id", "kind", "change", "method")
@@ -130,9 +197,20 @@ def _decode(value: dict, shared: dict[str, str]) -> dict:
     for name in NESTED:
         columns[name] = [tuples(v) if v else () for v in columns[name]]
     for name in TEXTS:
-        columns[name] = [one(v, v) for v in columns[name]]
-    value["changes"] = [RuleChange(*row) for row in zip(*(columns[name] for name in CHANGE_FIELDS))]
-    value["keys"] = [(one(e, e), one(k, k), one(n, n), o) for e, k, n, o in value["keys"]]
-    value["lineage"] = [one(v, v) for v in value["lineage"]]
-    value["last"] = [one(v, v) for v in value["last"]]
+        columns[name] = list(map(one, columns[name], columns[name]))
+    full = list(map(RuleChange, *(columns[name] for name in CHANGE_FIELDS)))
+    keys = value["keys"] = [(one(e, e), one(k, k), one(n, n), o) for e, k, n, o in value["keys"]]
+    lineage = value["lineage"] = list(map(one, value["lineage"], value["lineage"]))
+    value["last"] = list(map(one, value["last"], value["last"]))
+    if "plain" not in value:
+        value["changes"] = full
+        return value
+    changes = _continuations(value, keys, lineage, one)
+    placed = value["plain"]["placed"]
+    if len(placed) != len(full) or not all(type(at) is int for at in placed) or \
+            placed != sorted(set(placed)) or (placed and not 0 <= placed[0] <= placed[-1] < len(changes) + len(full)):
+        raise Damaged("not an edition's walk")
+    for at, c in zip(placed, full):  # in order, each where it was among them
+        changes.insert(at, c)
+    value["changes"] = changes
     return value

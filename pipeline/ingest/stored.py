@@ -20,7 +20,7 @@ import os
 from dataclasses import fields
 from pathlib import Path
 
-from pipeline.cache import Cache, code_hash, restored, values
+from pipeline.cache import Cache, Damaged, code_hash, restored, values
 from pipeline.ingest.containers import sniff
 from pipeline.ingest.decode import decode_with_repairs
 from pipeline.records import CleanDoc, Discard, Paragraph, SourceDoc
@@ -67,19 +67,40 @@ class CleanedFiles:
 
 def _packed(doc: CleanDoc, data: bytes) -> dict:
     source = values(doc.source)
+    decoded = None
     if not sniff(data):
         source[SOURCE_TEXT] = None  # decoded again from the bytes
+        decoded = _plainly(data, doc.source.encoding, doc.source.text)
     lines = _lines(doc.source.text)
     columns = {name: [getattr(p, name) for p in doc.paragraphs] for name in PARAGRAPH_FIELDS}
     columns["text"] = [None if p.text == _joined(lines, p.first_line, p.last_line) else p.text
                        for p in doc.paragraphs]
     return {"source": source, "paragraphs": columns, "discards": [values(x) for x in doc.discards],
-            "rest": values(doc, skip=NESTED)}
+            "rest": values(doc, skip=NESTED), "decoded": decoded}
+
+
+def _plainly(data: bytes, encoding: str, text: str) -> str | None:
+    """The codec that gives `text` from `data` by itself, when one does: the file's text is then decoded
+    with it alone, not found again among the single-byte encodings by scoring each (reading back the 110
+    simulated editions, a third of them Windows-1252: 0.3 s)."""
+    for codec in (encoding, f"{encoding}-sig"):
+        try:
+            if data.decode(codec) == text:
+                return codec
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return None
 
 
 def _unpacked(value: dict, path: Path, data: bytes) -> CleanDoc:
     source = list(value["source"])
-    if source[SOURCE_TEXT] is None:
+    codec = value.get("decoded")
+    if source[SOURCE_TEXT] is None and isinstance(codec, str):
+        try:
+            source[SOURCE_TEXT] = data.decode(codec)  # the codec that gave the text when it was kept
+        except LookupError:
+            raise Damaged("not a codec") from None
+    elif source[SOURCE_TEXT] is None:
         source[SOURCE_TEXT] = decode_with_repairs(data, path)[0]  # what read_source decodes a text file to
     lines, columns = _lines(source[SOURCE_TEXT]), value["paragraphs"]
     columns["text"] = [_joined(lines, first, last) if text is None else text

@@ -24,6 +24,10 @@ change with a new edition (adding the 110th simulated edition changed 3,254 of t
 living lineage's `last_edition`, `editions` and `numbers`; a citation's `rule_in_latest_edition` follows
 the latest edition), or they are small (editions, texts, terminology: under 0.2 s together).
 
+The JSON files follow the same tail (pipeline/publish/jsonout.py): an edition's file before it is left in
+place, and changes.json keeps the published steps into editions before it, byte for byte (where each step is
+in the file is in the sidecar, which names the file among those it describes).
+
 A cold export writes the rules table chunk by chunk (`chunked`: each chunk into the CSV, the Parquet file
 and the database before the next is made), never the whole frame at once.
 """
@@ -46,13 +50,13 @@ from pipeline.publish import transaction as publish
 from pipeline.schema import BY_NAME
 
 SIDECAR = ".cache/export.json"
-VERSION = 2  # 2: digests from the walk's keys
+VERSION = 3  # 2: digests from the walk's keys; 3: where each step is in json/changes.json
 GROWN = ("rules", "references", "glossary", "changes")
 
 
 def files() -> list[str]:
     """The published files a tail is spliced onto."""
-    return [f"{name}.{kind}" for name in GROWN for kind in ("csv", "parquet")] + [database.NAME]
+    return [f"{name}.{kind}" for name in GROWN for kind in ("csv", "parquet")] + [database.NAME, "json/changes.json"]
 
 
 def digests(eds, sources: pd.DataFrame, code: str, steps: dict[str, str]) -> dict[str, str]:

@@ -1,6 +1,7 @@
 """What each stage stores in processed/.stages/ for the next one: data, never code (no pickle).
 
-- ingest  -> .stages/ingest.json.gz           the list of cleaned sources, and the rejected files
+- ingest  -> .stages/ingest.json.gz           the list of cleaned sources, the rejected files, and each source's
+                                              key in the cache of cleaned sources (the segment stage's key)
              .stages/ingest.<key>.json.gz     one cleaned source (text, paragraphs, the discard ledger)
 - segment -> .stages/segment.json.gz          the editions, and the list of their records' files
              .stages/segment.<key>.parquet    one edition's merged rule records (the rules table's format)
@@ -89,11 +90,8 @@ class Pieces:
             write(self.staging / FOLDER, f"{self.stage}.{key}")
 
     def close(self) -> None:
-        if not self.kept:
-            return
-        listed = self.staging / publish.KEPT  # another stage of the run may have kept files already
-        kept = json.loads(listed.read_text(encoding="utf-8")) if listed.exists() else {}
-        publish.keep(self.staging, {**kept, **self.kept})
+        if self.kept:  # beside what another stage of the run kept
+            publish.keep_also(self.staging, self.kept)
 
 
 def key(*parts) -> str:
@@ -104,9 +102,11 @@ def key(*parts) -> str:
 
 # ingest
 
-def save_ingested(folder: Path, ingested: Ingested, keys: dict[str, str] | None = None) -> None:
+def save_ingested(folder: Path, ingested: Ingested, keys: dict[str, str] | None = None,
+                  cleaning: dict[str, str] | None = None) -> None:
     """`keys`: each source's key by its id (pipeline/ingest/stored.py, from its file's bytes and the code);
-    a source without one is named by its content."""
+    a source without one is named by its content. `cleaning`: each source's key in the cache of cleaned
+    sources, kept for the segment stage (`cleaned_keys`)."""
     pieces = Pieces(folder, "ingest")
     for doc in ingested.docs:
         data = None
@@ -117,7 +117,15 @@ def save_ingested(folder: Path, ingested: Ingested, keys: dict[str, str] | None 
         pieces.put(name, ".json.gz", lambda at, stem, doc=doc, data=data: write_atomic(
             at / f"{stem}.json.gz", data if data is not None else _gzip_json(cleaned.encode(doc))))
     pieces.close()
-    _write_json(folder, "ingest", {"docs": pieces.names, "rejections": [values(r) for r in ingested.rejections]})
+    _write_json(folder, "ingest", {"docs": pieces.names, "rejections": [values(r) for r in ingested.rejections],
+                                   "cleaned": dict(sorted((cleaning or {}).items()))})
+
+
+def cleaned_keys(processed: Path) -> dict[str, str]:
+    """Each source's key in the cache of cleaned sources, as the published ingest stage recorded it (the
+    segment stage's key of what it reads of the source, pipeline/segment/stored.py)."""
+    keys = _read_json(processed, "ingest", "ingest").get("cleaned")
+    return keys if isinstance(keys, dict) and all(isinstance(v, str) for v in keys.values()) else {}
 
 
 def load_ingested(processed: Path) -> Ingested:

@@ -105,6 +105,42 @@ def confined(folder: Path, name: str, source: Path | None = None) -> Path:
     return folder.joinpath(*parts)
 
 
+def checked(folder: Path, names, source: Path | None = None) -> list[tuple[str, os.stat_result | None]]:
+    """`confined` for many names at once, as (path, what lstat says of it or None when it is not there): each
+    folder on the way is looked at once, not once per file below it, and no Path is made (the listings of
+    8,400 pages were checked about 36,000 times a run, name by name: 0.9 s of adding the 110th simulated
+    edition, under the profiler)."""
+    seen: dict[str, bool] = {}  # a folder on the way -> it is there (and no link)
+    base, out = os.fspath(folder), []
+    for name in names:
+        parts = _plain(name, folder, source)
+        step, there = base, True
+        for part in parts[:-1]:
+            step = f"{step}/{part}"
+            if step not in seen:
+                try:
+                    mode = os.lstat(step).st_mode
+                except OSError:
+                    mode = None
+                if mode is not None and stat.S_ISLNK(mode):
+                    raise _link_error(Path(step))
+                seen[step] = mode is not None
+            if not seen[step]:  # nothing there (yet): nothing below it either
+                there = False
+                break
+        step = f"{base}/{name}"
+        info = None
+        if there:
+            try:
+                info = os.lstat(step)
+            except OSError:
+                info = None
+            if info is not None and stat.S_ISLNK(info.st_mode):
+                raise _link_error(Path(step))
+        out.append((step, info))
+    return out
+
+
 def _plain(name: str, folder: Path, source: Path | None) -> list[str]:
     """The parts of a relative name joined by '/': no absolute path, no '', '.' or '..' part, no
     backslash or NUL, so that it can only name something inside `folder`."""
@@ -191,8 +227,7 @@ def commit(folder: Path, run_id: str, stage: str | None = None) -> None:
     new = {p.relative_to(staging).as_posix(): _digest(p) for p in files}
     if (staging / KEPT).exists():  # listed, not moved: apply finds them already in place
         kept = json.loads((staging / KEPT).read_text(encoding="utf-8"))
-        for name in kept:
-            confined(folder, name, staging / KEPT)
+        checked(folder, kept, staging / KEPT)
         new.update({name: digest for name, digest in kept.items() if name not in new})
     stages = {name: stage or stage_of(name) for name in new}
     if stage is not None:
@@ -219,14 +254,15 @@ def apply(folder: Path) -> None:
     if new is None:
         raise PipelineError(f"a committed run whose {LISTING} is damaged: remove {STAGING}, then run again",
                             path=journal)
-    moves = [(confined(stage, name, journal), confined(folder, name, journal)) for name in new]
-    gone = [confined(folder, name, folder / LISTING) for name in set(listing(folder) or {}) - set(new)]
-    for src, dst in moves:
-        if src.exists():  # absent: already moved by an interrupted apply
-            dst.parent.mkdir(parents=True, exist_ok=True)
+    moves = list(zip(checked(stage, new, journal), checked(folder, new, journal)))
+    gone = checked(folder, sorted(set(listing(folder) or {}) - set(new)), folder / LISTING)
+    for (src, staged), (dst, _) in moves:
+        if staged is not None:  # absent: kept in place, or already moved by an interrupted apply
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
             os.replace(src, dst)
-    for path in gone:  # an earlier run's file this run did not write
-        path.unlink(missing_ok=True)
+    for path, there in gone:  # an earlier run's file this run did not write
+        if there is not None:
+            Path(path).unlink(missing_ok=True)
     for sub in PAGE_FOLDERS:
         pages = confined(folder, sub)
         for page in pages.glob("*.html") if pages.is_dir() else ():
@@ -240,6 +276,13 @@ def keep(staging: Path, kept: dict[str, list]) -> None:
     """Record in a staging folder the published files the run leaves as they are ({name: [bytes,
     sha256]}, what it would have written): commit lists them without rewriting them."""
     write_atomic(staging / KEPT, json.dumps(kept, sort_keys=True) + "\n")
+
+
+def keep_also(staging: Path, kept: dict[str, list]) -> None:
+    """`keep`, beside what another stage of the run keeps already."""
+    listed = staging / KEPT
+    before = json.loads(listed.read_text(encoding="utf-8")) if listed.exists() else {}
+    keep(staging, {**before, **kept})
 
 
 def same(path: Path, data: bytes) -> bool:
@@ -347,14 +390,9 @@ def verify(folder: Path, names: list[str], quick: bool = False) -> str:
 def stamp(folder: Path, names=None) -> dict[str, list[int]]:
     """Size and modification time of every published file (or of `names`): a cheap check that none
     changed since."""
-    out = {}
-    for name in (listing(folder) or {}) if names is None else names:
-        try:
-            st = confined(folder, name, folder / LISTING).stat()
-        except OSError:
-            continue
-        out[name] = [st.st_size, st.st_mtime_ns]
-    return out
+    names = list((listing(folder) or {}) if names is None else names)
+    return {name: [st.st_size, st.st_mtime_ns] for name, (_, st) in zip(names, checked(folder, names, folder / LISTING))
+            if st is not None}
 
 
 def published_stamps(folder: Path) -> dict[str, list[int]]:

@@ -125,3 +125,56 @@ def test_archive_json_validates_follows_212_1b_and_reports_its_sizes(archive_run
     sizes = {p.relative_to(processed).as_posix(): p.stat().st_size for p in (processed / "json").rglob("*.json*")}
     print("json sizes:", json.dumps(sizes, indent=1))
     assert sizes["json/current.json"] < 3_000_000 and sizes["json/lineages.json"] < 2_000_000
+
+
+def test_changes_json_keeps_the_published_steps_before_the_tail_and_goes_through_the_later_changes_only(monkeypatch):
+    """changes.json made step by step is the whole document's bytes; given the published file and where its
+    steps are, the steps into editions before the tail are its bytes (not made again from the changes) and the
+    later ones are made: the same bytes; marks that do not fit the file make it whole."""
+    from pipeline.records import RuleChange
+
+    def change(a, b, number, kind="modified"):
+        return RuleChange(a, b, f"{a}:{number}", number, number, "rule", kind, False, 90.0, False, "fuzzy", 90.0,
+                          (("replace", 0, 1, 0, 1, "x", "y"),))
+    editions = ["2001-01-01", "2002-01-01", "2003-01-01", "2004-01-01"]
+    changes = [change("2001-01-01", "2002-01-01", "100.1"), change("2002-01-01", "2003-01-01", "100.2"),
+               change("2002-01-01", "2003-01-01", "100.3", "unchanged"), change("2003-01-01", "2004-01-01", "100.1")]
+    whole = (jsonout.ENCODE(jsonout.changes_document(changes, editions)) + "\n").encode("utf-8")
+    text, marks = jsonout.changes_json(changes, editions)
+    assert text == whole and [m[:2] for m in marks] == [[a, b] for a, b in zip(editions, editions[1:])]
+    assert all(json.loads(text[i:j]) == step for (*_, i, j), step in zip(marks, json.loads(text)["steps"]))
+    seen = []
+    real = jsonout.changes_document
+    monkeypatch.setattr(jsonout, "changes_document", lambda cs, eds: seen.append(len(cs)) or real(cs, eds))
+    assert jsonout.changes_json(changes, editions, ("2004-01-01", marks, whole))[0] == whole
+    assert seen == [1]  # the tail's change alone
+    planted = whole.replace(b'"class":"modified"', b'"class":"MODIFIED"', 1)  # the first step: kept as published
+    assert jsonout.changes_json(changes, editions, ("2004-01-01", marks, planted))[0] == planted
+    shifted = [[a, b, i + 1, j + 1] for a, b, i, j in marks]
+    assert jsonout.changes_json(changes, editions, ("2004-01-01", shifted, whole))[0] == whole
+
+
+def test_an_edition_s_file_that_did_not_change_is_left_in_place_and_listed_again(tmp_path):
+    """Adding an edition leaves the earlier editions' json/editions/ files where they are (not made, read or
+    copied), listed again with the same digest; the new edition's, changes.json and the rest are made; the
+    folder holds what a cold run's does."""
+    from pipeline import run as stages
+    from pipeline.publish import transaction as publish
+    from conftest import two_small_editions
+    from published import contents
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _, b = two_small_editions(corpus)
+    (tmp_path / "raw").mkdir()
+    stages.run_all(tmp_path / "raw", [corpus], tmp_path / "p", None, quiet=True)
+    old = tmp_path / "p" / "json" / "editions" / "2009-05-01.json.gz"
+    before, listed = old.stat(), publish.listing(tmp_path / "p")["json/editions/2009-05-01.json.gz"]
+    (corpus / "c.txt").write_text(b.read_text(encoding="utf-8").replace("July 11, 2009", "October 1, 2009")
+                                  .replace("Each game", "Every game"), encoding="utf-8")
+    stages.run_all(tmp_path / "raw", [corpus], tmp_path / "p", None, quiet=True)
+    after = old.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert publish.listing(tmp_path / "p")["json/editions/2009-05-01.json.gz"] == listed
+    assert (tmp_path / "p" / "json" / "editions" / "2009-10-01.json.gz").exists()
+    stages.run_all(tmp_path / "raw", [corpus], tmp_path / "cold", None, quiet=True)
+    assert contents(tmp_path / "p") == contents(tmp_path / "cold")

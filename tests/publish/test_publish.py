@@ -247,3 +247,27 @@ def test_reports_into_the_processed_folder_are_refused_before_anything_is_writte
                              "replace the datasets; give the reports a folder of their own\n")
     assert sorted(p.name for p in (tmp_path / "p").iterdir()) == before
     assert invoke("history", "205.1a", "--processed", tmp_path / "p").exit_code == 0
+
+
+def test_names_checked_together_are_what_confined_says_of_each(tmp_path):
+    """`checked` (many names, each folder on the way looked at once) gives each name's path and whether it is
+    there, refuses a symbolic link anywhere on the way as `confined` does, and a name that is not plain."""
+    from pipeline.publish import transaction
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "page.html").write_text("x", encoding="utf-8")
+    (tmp_path / "top.csv").write_text("y", encoding="utf-8")
+    names = ["a/b/page.html", "top.csv", "a/b/gone.html", "missing/deeper/file", "a/new/file"]
+    got = transaction.checked(tmp_path, names)
+    assert [p for p, _ in got] == [str(transaction.confined(tmp_path, n)) for n in names]
+    assert [st is not None for _, st in got] == [True, True, False, False, False]
+    assert got[0][1].st_size == 1
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "a" / "b" / "file-link").symlink_to(tmp_path / "top.csv")
+    for name in ("linked/page.html", "a/b/file-link"):
+        with pytest.raises(PipelineError, match="symbolic link"):
+            transaction.confined(tmp_path, name)
+        with pytest.raises(PipelineError, match="symbolic link"):
+            transaction.checked(tmp_path, ["top.csv", name])
+    with pytest.raises(PipelineError, match="not a plain relative path"):
+        transaction.checked(tmp_path, ["a/../top.csv"])

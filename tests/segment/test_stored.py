@@ -4,6 +4,7 @@ run over the same files does, rejections and discards included."""
 import json
 import os
 import sqlite3
+import zlib
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from pipeline import run as stages
 from pipeline.cache import CACHE_FILE, Damaged
 from pipeline.ingest import discover
 from pipeline.ingest import stored as cleaned
+from pipeline.publish import stagefiles
 from pipeline.segment import stored
 from conftest import flipped, two_small_editions
 from published import contents
@@ -151,3 +153,53 @@ def test_a_source_s_rows_read_back_as_they_were_kept_and_damaged_ones_are_refuse
             stored._decode_rows({**kept, column: value})
     with pytest.raises(Damaged):
         stored._decode_rows({**kept, "offsets": kept["offsets"][:-1]})
+
+
+def test_a_kept_text_file_is_decoded_by_the_codec_that_gave_its_text(tmp_path, segmented, monkeypatch):
+    """A kept source's text is decoded again from its file's bytes by the codec that gave it (a Windows-1252
+    file is not scored against every single-byte encoding again); a file whose text no codec gives alone (a
+    repaired UTF-16 one, say) is decoded as ingest decodes it; either way the run publishes what a cold run does."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    a, b = two_small_editions(corpus)
+    b.write_bytes(b.read_text(encoding="utf-8").replace("winner.", "winner \u2014 or a draw.").encode("cp1252"))
+    run(corpus, tmp_path / "p", segmented)
+    kept = sqlite3.connect(tmp_path / "p" / CACHE_FILE).execute(
+        "SELECT value FROM entries WHERE namespace = 'cleaned sources'").fetchall()
+    assert sorted(json.loads(zlib.decompress(v))["decoded"] for (v,) in kept) == ["ascii", "cp1252"]
+    decoded = []
+    real = cleaned.decode_with_repairs
+    monkeypatch.setattr(cleaned, "decode_with_repairs", lambda data, path: decoded.append(path) or real(data, path))
+    (tmp_path / "p" / stages.RUN_STAMP).unlink()
+    run(corpus, tmp_path / "p", segmented)
+    assert segmented[-1] == set() and CLEANED[-1] == set() and decoded == []
+    assert published(tmp_path / "p") == published(_cold(corpus, tmp_path / "cold", segmented))
+    assert cleaned._plainly("caf\u00e9".encode("utf-16-le"), "utf-8", "caf\u00e9") is None
+
+
+def _cold(corpus: Path, processed: Path, runs) -> Path:
+    run(corpus, processed, runs)
+    return processed
+
+
+def test_a_source_s_records_are_kept_under_its_cleaned_source_s_key_in_the_run_and_the_stage_alike(tmp_path,
+                                                                                                 segmented):
+    """The segment stage knows a source by its key in the cache of cleaned sources (its file's bytes and the code:
+    what its content is made from), recorded in the ingest stage's file, so the `segment` command alone reads back
+    what `run` kept, and a run after it too."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    two_small_editions(corpus)
+    run(corpus, tmp_path / "p", segmented)
+    assert set(stagefiles.cleaned_keys(tmp_path / "p")) == {"a", "b"}
+    segmented.append(set())
+    stages.run_segment(tmp_path / "p", quiet=True)
+    assert segmented[-1] == set()
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(stored, "_content", lambda doc: pytest.fail("hashed what the source's key stands for"))
+    try:
+        run(corpus, tmp_path / "p", segmented)
+    finally:
+        monkeypatch.undo()
+    assert segmented[-1] == set() and published(tmp_path / "p") == published(_cold(corpus, tmp_path / "cold",
+                                                                                    segmented))
