@@ -244,6 +244,10 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     stored.save_ingested(out, result.ingested, result.source_keys, result.cleaned_keys)
     _segment(result, cache_file, quiet)
     keys = stored.save_segmented(out, result.rules, result.editions, result.edition_keys)
+    # The sources' table counts each source's paragraphs; nothing after it reads them (they were 140 MB of
+    # 110 editions, held through the alignment and the export).
+    _write_sources(result, out, Counter(s for r in result.rules for s in r.source.split(";")))
+    result.ingested = replace(result.ingested, docs=[replace(d, paragraphs=()) for d in result.ingested.docs])
     steps = stored.step_keys(pieces_code(), overrides, keys, result.editions)
     aligned = _align(result, overrides, steps, cache_file, quiet)
     stored.save_aligned(out, aligned, steps)
@@ -258,8 +262,8 @@ def _export(result: Result, history, out: Path, grows: bool = True, steps: dict[
     `steps`: each edition's key in the walk of lineages (pipeline/publish/stagefiles.py `step_keys`)."""
     start = time.perf_counter()
     rules, eds = result.rules, result.editions
-    records = Counter(s for r in rules for s in r.source.split(";"))
-    _write_sources(result, out, records)
+    if result.sources_frame is None:  # the export stage run alone (a whole run wrote them after segmenting)
+        _write_sources(result, out, Counter(s for r in rules for s in r.source.split(";")))
     published = out.parent
     code = code_hash("pipeline.run", LIBRARIES, (TEMPLATES, registry.TABLE.parent))  # the sets' names too
     current = grow.digests(eds, result.sources_frame, code, steps or {})
