@@ -246,7 +246,7 @@ def _build(raw: Path, corpora: list[Path], out: Path, cache_file: Path | None, q
     keys = stored.save_segmented(out, result.rules, result.editions, result.edition_keys)
     # The sources' table counts each source's paragraphs; nothing after it reads them (they were 140 MB of
     # 110 editions, held through the alignment and the export).
-    _write_sources(result, out, Counter(s for r in result.rules for s in r.source.split(";")))
+    _write_sources(result, out, _per_source(result.rules))
     result.ingested = replace(result.ingested, docs=[replace(d, paragraphs=()) for d in result.ingested.docs])
     steps = stored.step_keys(pieces_code(), overrides, keys, result.editions)
     aligned = _align(result, overrides, steps, cache_file, quiet)
@@ -263,7 +263,7 @@ def _export(result: Result, history, out: Path, grows: bool = True, steps: dict[
     start = time.perf_counter()
     rules, eds = result.rules, result.editions
     if result.sources_frame is None:  # the export stage run alone (a whole run wrote them after segmenting)
-        _write_sources(result, out, Counter(s for r in rules for s in r.source.split(";")))
+        _write_sources(result, out, _per_source(rules))
     published = out.parent
     code = code_hash("pipeline.run", LIBRARIES, (TEMPLATES, registry.TABLE.parent))  # the sets' names too
     current = grow.digests(eds, result.sources_frame, code, steps or {})
@@ -320,6 +320,11 @@ def _remember(processed: Path, result: Result | None, grows: bool = True) -> Non
         grow.remember(processed, result.grown)
     else:
         grow.forget(processed)
+
+
+def _per_source(rules: list) -> Counter:
+    """How many records each source gave (a merged record names its sources joined by ';')."""
+    return Counter(s for r in rules for s in r.source.split(";"))
 
 
 def _write_sources(result: Result, processed: Path, records: Counter | None = None) -> None:

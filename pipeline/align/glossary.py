@@ -53,11 +53,9 @@ def _from_glossary(old, new, matches) -> list[Match]:
     lost_at, kept_at = _indexed(lost), _indexed(kept)
     out = []
     for j, mine in units(new, added, score_form).items():
-        found = _held_by(mine, lost, lost_at, FROM_GLOSSARY)
-        if found is None:  # less of it, as in the rules (SHARE), when the rule speaks of the entry's term
-            found = _held_by(mine, lost, lost_at, SHARE)
-            if found and not _speaks_of(new[j], old[found[0]].rule_id):
-                found = None
+        found = _held_by(mine, lost, lost_at, SHARE)  # FROM_GLOSSARY of it; SHARE when it speaks of the term
+        if found and found[1] < FROM_GLOSSARY and not _speaks_of(new[j], old[found[0]].rule_id):
+            found = None
         if found is None:  # a copy of what an entry still says: nearly all of a rule that speaks of its term
             found = _held_by(mine, kept, kept_at, WHOLE)
             if found and not _speaks_of(new[j], old[found[0]].rule_id):

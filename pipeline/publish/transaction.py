@@ -92,17 +92,7 @@ def confined(folder: Path, name: str, source: Path | None = None) -> Path:
     """`folder / name` for a name read from `source` (a listing or a journal), refused unless it stays
     inside `folder`: a plain relative name (`_plain`) with no symbolic link from `folder` down to it.
     The error names `source` for a bad name, the link for a link."""
-    parts = _plain(name, folder, source)
-    step = os.fspath(folder)
-    for part in parts:  # strings, not Paths: listings of thousands of pages are checked several times a run
-        step = f"{step}/{part}"
-        try:
-            mode = os.lstat(step).st_mode
-        except OSError:  # nothing there (yet): nothing below it either
-            break
-        if stat.S_ISLNK(mode):
-            raise _link_error(Path(step))
-    return folder.joinpath(*parts)
+    return Path(checked(folder, [name], source)[0][0])
 
 
 def checked(folder: Path, names, source: Path | None = None) -> list[tuple[str, os.stat_result | None]]:
